@@ -1,0 +1,47 @@
+// Everything the child builders need about one Database, computed once per sync.
+import { createHash } from "node:crypto";
+import { type EngineProfile, profileFor } from "./engines/index.js";
+import { GiB } from "./engines/profile.js";
+import { type ChildNames, childNames, commonLabels, type Labels, podSelector } from "./names.js";
+import { type ContainerResources, containerResources, memoryBytes } from "./resources.js";
+import type { Database } from "./spec.js";
+
+export interface DatabaseModel {
+  readonly database: Database;
+  /** The version to run: spec.version, or the running one while a major change is refused. */
+  readonly version: string;
+  readonly image: string;
+  readonly profile: EngineProfile;
+  readonly names: ChildNames;
+  readonly labels: Labels;
+  readonly selector: Labels;
+  readonly resources: ContainerResources;
+  readonly configFiles: Record<string, string>;
+}
+
+export function databaseModel(database: Database, version: string): DatabaseModel {
+  const profile = profileFor(database.spec.engine);
+  const resources = containerResources(database.spec);
+  return {
+    database,
+    version,
+    image: `${profile.image}:${version}`,
+    profile,
+    names: childNames(database.name),
+    labels: commonLabels(profile.engine, database.name),
+    selector: podSelector(profile.engine, database.name),
+    resources,
+    configFiles: profile.configFiles({ memoryLimitBytes: memoryBytes(resources.limits.memory) || GiB }),
+  };
+}
+
+/** A short, stable digest of the config files: a pod-template annotation, so a config change rolls pods. */
+export function configChecksum(files: Record<string, string>): string {
+  const hash = createHash("sha256");
+  for (const name of Object.keys(files).sort()) hash.update(`${name}\0${files[name]}\0`);
+  return hash.digest("hex");
+}
+
+export function metadata(model: DatabaseModel, name: string): { name: string; namespace: string; labels: Labels } {
+  return { name, namespace: model.database.namespace, labels: { ...model.labels } };
+}

@@ -1,0 +1,7 @@
+import { databaseResource } from "./database/index.js";
+import type { Resource } from "./resource.js";
+
+/** Every resource this service serves. Reads each CRD from manifests/ and compiles its schema. */
+export function loadResources(): Resource[] {
+  return [databaseResource()];
+}
