@@ -34,7 +34,8 @@ function integer(env: Env, name: string, fallback: number, [min, max]: [number, 
 function logLevel(env: Env): Config["logLevel"] {
   const raw = env.LOG_LEVEL || "info";
   const level = LOG_LEVELS.find((l) => l === raw);
-  if (!level) throw new ConfigError(`LOG_LEVEL=${JSON.stringify(raw)}: must be one of ${LOG_LEVELS.join(", ")}`);
+  if (!level)
+    throw new ConfigError(`LOG_LEVEL=${JSON.stringify(raw)}: must be one of ${LOG_LEVELS.join(", ")}`);
   return level;
 }
 
@@ -43,7 +44,9 @@ function credentialsKey(env: Env): Uint8Array | undefined {
   if (raw === undefined || raw === "") return undefined;
   const key = Buffer.from(raw, "utf8");
   if (key.length < MIN_KEY_BYTES) {
-    throw new ConfigError(`DBHOOKS_CREDENTIALS_KEY: must be at least ${MIN_KEY_BYTES} bytes (e.g. openssl rand -hex 32)`);
+    throw new ConfigError(
+      `DBHOOKS_CREDENTIALS_KEY: must be at least ${MIN_KEY_BYTES} bytes (e.g. openssl rand -hex 32)`,
+    );
   }
   return new Uint8Array(key);
 }
@@ -61,7 +64,9 @@ export function loadConfig(env: Env): Config {
     shutdownTimeoutSeconds,
   };
   if (config.shutdownDelaySeconds >= config.shutdownTimeoutSeconds) {
-    throw new ConfigError("DBHOOKS_SHUTDOWN_DELAY_SECONDS must be less than DBHOOKS_SHUTDOWN_TIMEOUT_SECONDS");
+    throw new ConfigError(
+      "DBHOOKS_SHUTDOWN_DELAY_SECONDS must be less than DBHOOKS_SHUTDOWN_TIMEOUT_SECONDS",
+    );
   }
   return Object.freeze(config);
 }

@@ -2,11 +2,11 @@
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:http";
 import { pino } from "pino";
+import { collectDefaultMetrics } from "prom-client";
 import { ConfigError, loadConfig } from "./config.js";
 import { createApp } from "./http/app.js";
 import { createMetrics } from "./http/metrics.js";
 import { loadResources } from "./resources/registry.js";
-import { collectDefaultMetrics } from "prom-client";
 
 function main(): void {
   let config: ReturnType<typeof loadConfig>;
@@ -20,7 +20,10 @@ function main(): void {
   const logger = pino({
     level: config.logLevel,
     // Defence in depth: nothing logs request bodies, but a Secret's data must never reach the log.
-    redact: { paths: ["data", "*.data", "stringData", "*.stringData", "password", "*.password"], censor: "[redacted]" },
+    redact: {
+      paths: ["data", "*.data", "stringData", "*.stringData", "password", "*.password"],
+      censor: "[redacted]",
+    },
   });
   let credentialsKey = config.credentialsKey;
   if (!credentialsKey) {

@@ -18,9 +18,14 @@ function decodeChildren(value: unknown): ChildrenMap {
   if (value === undefined || value === null) return {};
   if (!isRecord(value)) throw new HttpError(400, "children: must be an object keyed by <Kind>.<apiVersion>");
   for (const [key, group] of Object.entries(value)) {
-    if (!isRecord(group)) throw new HttpError(400, `children[${JSON.stringify(key)}]: must be an object of objects`);
+    if (!isRecord(group))
+      throw new HttpError(400, `children[${JSON.stringify(key)}]: must be an object of objects`);
     for (const [name, child] of Object.entries(group)) {
-      if (!isRecord(child)) throw new HttpError(400, `children[${JSON.stringify(key)}][${JSON.stringify(name)}]: must be an object`);
+      if (!isRecord(child))
+        throw new HttpError(
+          400,
+          `children[${JSON.stringify(key)}][${JSON.stringify(name)}]: must be an object`,
+        );
     }
   }
   return value as ChildrenMap;
@@ -30,7 +35,8 @@ function decodeChildren(value: unknown): ChildrenMap {
 export function decodeHookRequest(body: unknown, resource: Resource): HookRequest {
   if (!isRecord(body)) throw new HttpError(400, "request body must be a JSON object with a parent");
   const parent = body.parent;
-  if (!isRecord(parent)) throw new HttpError(400, "parent: Required value: a hook request carries the parent object");
+  if (!isRecord(parent))
+    throw new HttpError(400, "parent: Required value: a hook request carries the parent object");
   const metadata = parent.metadata;
   if (!isRecord(metadata) || typeof metadata.name !== "string" || metadata.name === "") {
     throw new HttpError(400, "parent.metadata.name: Required value");
@@ -40,7 +46,10 @@ export function decodeHookRequest(body: unknown, resource: Resource): HookReques
   }
   // The group is not checked: a controller may point us at another group's CRD with the same spec.
   if (parent.kind !== undefined && parent.kind !== resource.crd.kind) {
-    throw new HttpError(422, `parent.kind: Unsupported value: ${JSON.stringify(parent.kind)}: this route serves ${resource.crd.kind}`);
+    throw new HttpError(
+      422,
+      `parent.kind: Unsupported value: ${JSON.stringify(parent.kind)}: this route serves ${resource.crd.kind}`,
+    );
   }
   if (body.finalizing !== undefined && typeof body.finalizing !== "boolean") {
     throw new HttpError(400, "finalizing: must be a boolean");
@@ -56,11 +65,19 @@ function phaseOf(status: unknown): unknown {
   return isRecord(status) ? status.phase : undefined;
 }
 
-export function hookHandler(resource: Resource, hookName: "sync" | "finalize", hook: Hook, deps: HookDeps): RequestHandler {
+export function hookHandler(
+  resource: Resource,
+  hookName: "sync" | "finalize",
+  hook: Hook,
+  deps: HookDeps,
+): RequestHandler {
   return (req, res) => {
     const started = process.hrtime.bigint();
     const done = (code: number) =>
-      deps.metrics.observe({ resource: resource.name, hook: hookName, code }, Number(process.hrtime.bigint() - started) / 1e9);
+      deps.metrics.observe(
+        { resource: resource.name, hook: hookName, code },
+        Number(process.hrtime.bigint() - started) / 1e9,
+      );
     res.once("finish", () => done(res.statusCode));
     if (!req.is("application/json")) throw new HttpError(415, "Content-Type must be application/json");
     const request = decodeHookRequest(req.body, resource);
@@ -69,7 +86,14 @@ export function hookHandler(resource: Resource, hookName: "sync" | "finalize", h
     // Log what changed, not every call: the hook sits in every reconcile of every parent.
     if (phase !== phaseOf(request.parent.status) || response.finalized) {
       deps.logger.info(
-        { resource: resource.name, namespace: request.parent.metadata?.namespace, name: request.parent.metadata?.name, hook: hookName, phase, finalized: response.finalized },
+        {
+          resource: resource.name,
+          namespace: request.parent.metadata?.namespace,
+          name: request.parent.metadata?.name,
+          hook: hookName,
+          phase,
+          finalized: response.finalized,
+        },
         `phase ${String(phase)}: ${String(response.status.message ?? "")}`,
       );
     }

@@ -1,6 +1,6 @@
 // Observed children, whatever the key style: hook version v1 keys them by name, v2 by namespace/name.
 // Everything here reads metadata.name and never depends on the inner key.
-import { childKey, type ChildrenMap, type KubeObject, LAST_APPLIED_ANNOTATION } from "./types.js";
+import { type ChildrenMap, childKey, type KubeObject, LAST_APPLIED_ANNOTATION } from "./types.js";
 
 export interface ChildKind {
   readonly kind: string;
@@ -87,7 +87,10 @@ export function asUnchanged(object: KubeObject): KubeObject {
   const metadata: Record<string, unknown> = { ...object.metadata };
   for (const field of SERVER_SET_METADATA) delete metadata[field];
   if (isRecord(metadata.annotations)) {
-    const { [LAST_APPLIED_ANNOTATION]: _dropped, ...annotations } = metadata.annotations as Record<string, string>;
+    const { [LAST_APPLIED_ANNOTATION]: _dropped, ...annotations } = metadata.annotations as Record<
+      string,
+      string
+    >;
     metadata.annotations = annotations;
   }
   return { ...rest, metadata } as KubeObject;

@@ -47,7 +47,12 @@ export function readCrd(file: string | URL): Crd {
     spec: {
       group: string;
       names: { kind: string; plural: string };
-      versions: { name: string; served: boolean; storage: boolean; schema: { openAPIV3Schema: JsonSchema } }[];
+      versions: {
+        name: string;
+        served: boolean;
+        storage: boolean;
+        schema: { openAPIV3Schema: JsonSchema };
+      }[];
     };
   };
   return {
@@ -105,7 +110,8 @@ function messages(root: string, validate: ValidateFunction): readonly string[] {
 
 export function compileSchema(crd: Crd, versionName?: string): CompiledSchema {
   const version = crd.versions.find((v) => (versionName ? v.name === versionName : v.storage));
-  if (!version) throw new Error(`CRD ${crd.plural}.${crd.group} has no version ${versionName ?? "(storage)"}`);
+  if (!version)
+    throw new Error(`CRD ${crd.plural}.${crd.group} has no version ${versionName ?? "(storage)"}`);
   const ajv = newAjv();
   const spec = ajv.compile(propertySchema(version.schema, "spec"));
   const status = ajv.compile(propertySchema(version.schema, "status"));

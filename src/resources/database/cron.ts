@@ -32,7 +32,8 @@ function value(token: string, field: Field): number | undefined {
 
 function invalidItem(item: string, field: Field): string | undefined {
   const [range = "", step] = item.split("/");
-  if (step !== undefined && !(Number(step) >= 1)) return `step "${step}" in the ${field.name} field must be >= 1`;
+  if (step !== undefined && !(Number(step) >= 1))
+    return `step "${step}" in the ${field.name} field must be >= 1`;
   if (range === "*" || range === "?") return undefined;
   const bounds = range.split("-").map((t) => value(t, field));
   for (const bound of bounds) {

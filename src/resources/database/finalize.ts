@@ -16,7 +16,8 @@ type JobOutcome = "succeeded" | "failed" | "running";
 
 function jobOutcome(job: Job): JobOutcome {
   const conditions = job.status?.conditions ?? [];
-  const has = (type: string) => conditions.some((c: { type: string; status: string }) => c.type === type && c.status === "True");
+  const has = (type: string) =>
+    conditions.some((c: { type: string; status: string }) => c.type === type && c.status === "True");
   if (has("Complete") || (job.status?.succeeded ?? 0) > 0) return "succeeded";
   if (has("Failed")) return "failed";
   return "running";
@@ -28,11 +29,19 @@ function secondsSinceDeletion(deletionTimestamp: string | undefined, now: Date):
   return Number.isNaN(since) ? 0 : (now.getTime() - since) / 1000;
 }
 
-export function finalizeDatabase(schema: CompiledSchema, request: HookRequest, context: HookContext): HookResponse {
+export function finalizeDatabase(
+  schema: CompiledSchema,
+  request: HookRequest,
+  context: HookContext,
+): HookResponse {
   const parsed = parseDatabase(request.parent, schema);
   if (!parsed.ok) {
     // Nothing sensible to back up from a spec we cannot read: keep everything and let go.
-    const kept = keepEverything(request, { reason: "InvalidSpec", message: parsed.errors.join("; ") }, context.now);
+    const kept = keepEverything(
+      request,
+      { reason: "InvalidSpec", message: parsed.errors.join("; ") },
+      context.now,
+    );
     return { ...kept, finalized: true };
   }
   const observed = new Observed(request.children);
@@ -51,13 +60,20 @@ export function finalizeDatabase(schema: CompiledSchema, request: HookRequest, c
   const observedJob = observed.get<Job>(CHILD_KINDS.job, model.names.finalBackupJob);
   children.push(finalBackupJob(model, context.finalBackupTimeoutSeconds));
   const outcome = observedJob ? jobOutcome(observedJob) : "running";
-  if (outcome === "succeeded") return answer(`final backup Job ${model.names.finalBackupJob} succeeded`, true);
+  if (outcome === "succeeded")
+    return answer(`final backup Job ${model.names.finalBackupJob} succeeded`, true);
   if (outcome === "failed") {
-    return answer(`final backup Job ${model.names.finalBackupJob} failed; the Database is released anyway`, true);
+    return answer(
+      `final backup Job ${model.names.finalBackupJob} failed; the Database is released anyway`,
+      true,
+    );
   }
   const waited = secondsSinceDeletion(model.database.deletionTimestamp, context.now);
   if (waited >= context.finalBackupTimeoutSeconds) {
-    return answer(`final backup did not finish within ${context.finalBackupTimeoutSeconds}s; the Database is released`, true);
+    return answer(
+      `final backup did not finish within ${context.finalBackupTimeoutSeconds}s; the Database is released`,
+      true,
+    );
   }
   return answer(`taking a final backup (Job ${model.names.finalBackupJob})`, false);
 }

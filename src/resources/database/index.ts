@@ -1,5 +1,5 @@
-import type { Resource } from "../resource.js";
 import { type CompiledSchema, compileSchema, readCrd } from "../../schema/crd.js";
+import type { Resource } from "../resource.js";
 import { finalizeDatabase } from "./finalize.js";
 import { CHILD_KINDS } from "./kinds.js";
 import { syncDatabase } from "./sync.js";

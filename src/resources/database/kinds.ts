@@ -6,8 +6,16 @@ export const CHILD_KINDS = {
   configMap: { kind: "ConfigMap", apiVersion: "v1", resource: "configmaps" },
   service: { kind: "Service", apiVersion: "v1", resource: "services" },
   statefulSet: { kind: "StatefulSet", apiVersion: "apps/v1", resource: "statefulsets" },
-  podDisruptionBudget: { kind: "PodDisruptionBudget", apiVersion: "policy/v1", resource: "poddisruptionbudgets" },
-  persistentVolumeClaim: { kind: "PersistentVolumeClaim", apiVersion: "v1", resource: "persistentvolumeclaims" },
+  podDisruptionBudget: {
+    kind: "PodDisruptionBudget",
+    apiVersion: "policy/v1",
+    resource: "poddisruptionbudgets",
+  },
+  persistentVolumeClaim: {
+    kind: "PersistentVolumeClaim",
+    apiVersion: "v1",
+    resource: "persistentvolumeclaims",
+  },
   cronJob: { kind: "CronJob", apiVersion: "batch/v1", resource: "cronjobs" },
   job: { kind: "Job", apiVersion: "batch/v1", resource: "jobs" },
 } as const satisfies Record<string, ChildKind & { resource: string }>;

@@ -42,6 +42,9 @@ export function configChecksum(files: Record<string, string>): string {
   return hash.digest("hex");
 }
 
-export function metadata(model: DatabaseModel, name: string): { name: string; namespace: string; labels: Labels } {
+export function metadata(
+  model: DatabaseModel,
+  name: string,
+): { name: string; namespace: string; labels: Labels } {
   return { name, namespace: model.database.namespace, labels: { ...model.labels } };
 }

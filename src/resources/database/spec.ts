@@ -1,8 +1,9 @@
 // The Database as the hooks see it: the parent's spec validated and defaulted by the CRD's own schema,
 // plus the checks a schema cannot express (name lengths, supported versions, cron field ranges).
-import type { CompiledSchema } from "../../schema/crd.js";
-import type { ParentObject } from "../../metacontroller/types.js";
+
 import { isRecord } from "../../metacontroller/observed.js";
+import type { ParentObject } from "../../metacontroller/types.js";
+import type { CompiledSchema } from "../../schema/crd.js";
 import { invalidCronSchedule } from "./cron.js";
 import { profileFor } from "./engines/index.js";
 import { invalidDatabaseName } from "./names.js";
@@ -50,10 +51,12 @@ export function parentIdentity(parent: ParentObject): ParentIdentity {
   const metadata = parent.metadata ?? {};
   return {
     name: String(metadata.name ?? ""),
-    namespace: typeof metadata.namespace === "string" && metadata.namespace !== "" ? metadata.namespace : "default",
+    namespace:
+      typeof metadata.namespace === "string" && metadata.namespace !== "" ? metadata.namespace : "default",
     uid: typeof metadata.uid === "string" ? metadata.uid : "",
     generation: typeof metadata.generation === "number" ? metadata.generation : 0,
-    deletionTimestamp: typeof metadata.deletionTimestamp === "string" ? metadata.deletionTimestamp : undefined,
+    deletionTimestamp:
+      typeof metadata.deletionTimestamp === "string" ? metadata.deletionTimestamp : undefined,
   };
 }
 

@@ -55,7 +55,9 @@ function rollout(sts: StatefulSet, desired: { replicas: number; image: string })
   const status = sts.status;
   const ready = status?.readyReplicas ?? 0;
   const updated = status?.updatedReplicas ?? 0;
-  const specMatches = sts.spec?.replicas === desired.replicas && sts.spec?.template?.spec?.containers?.[0]?.image === desired.image;
+  const specMatches =
+    sts.spec?.replicas === desired.replicas &&
+    sts.spec?.template?.spec?.containers?.[0]?.image === desired.image;
   const generationSeen = (status?.observedGeneration ?? 0) >= (sts.metadata?.generation ?? 0);
   const revisionsMatch = !status?.updateRevision || status.currentRevision === status.updateRevision;
   const allCreated = (status?.replicas ?? 0) >= desired.replicas;
@@ -79,10 +81,12 @@ function phaseOf(input: StatusInput, sts: StatefulSet | undefined): PhaseAndMess
   if (input.deleting !== undefined) return { phase: "Deleting", reason: "Deleting", message: input.deleting };
   if (input.problem) return { phase: "Failed", reason: input.problem.reason, message: input.problem.message };
   const desired = input.desired;
-  if (!sts || !desired) return { phase: "Pending", reason: "Pending", message: "waiting for the StatefulSet to be created" };
+  if (!sts || !desired)
+    return { phase: "Pending", reason: "Pending", message: "waiting for the StatefulSet to be created" };
   const r = rollout(sts, desired);
   const counts = `${r.ready}/${desired.replicas} replicas ready`;
-  if (r.complete) return { phase: "Running", reason: "AllReplicasReady", message: `${counts}, running ${desired.image}` };
+  if (r.complete)
+    return { phase: "Running", reason: "AllReplicasReady", message: `${counts}, running ${desired.image}` };
   if (!wasUp(input.previous)) return { phase: "Creating", reason: "Creating", message: counts };
   if (r.inProgress) {
     return {
@@ -102,11 +106,16 @@ function endpointOf(service: Service | undefined, namespace: string): string | u
 
 function previousConditions(previous: Record<string, unknown>): Condition[] {
   const conditions = previous.conditions;
-  return Array.isArray(conditions) ? conditions.filter((c): c is Condition => isRecord(c) && typeof c.type === "string") : [];
+  return Array.isArray(conditions)
+    ? conditions.filter((c): c is Condition => isRecord(c) && typeof c.type === "string")
+    : [];
 }
 
 /** A condition whose lastTransitionTime moves only when its status changes. */
-function condition(input: StatusInput, fields: Omit<Condition, "lastTransitionTime" | "observedGeneration">): Condition {
+function condition(
+  input: StatusInput,
+  fields: Omit<Condition, "lastTransitionTime" | "observedGeneration">,
+): Condition {
   const before = previousConditions(input.previous).find((c) => c.type === fields.type);
   const carried = before && before.status === fields.status && typeof before.lastTransitionTime === "string";
   return {
@@ -119,18 +128,38 @@ function condition(input: StatusInput, fields: Omit<Condition, "lastTransitionTi
 function backupCondition(input: StatusInput, cronJob: CronJob | undefined): Condition | undefined {
   if (!cronJob) {
     if (!input.desired?.backups) return undefined;
-    return condition(input, { type: "BackupSucceeded", status: "Unknown", reason: "NoBackupYet", message: "the backup CronJob does not exist yet" });
+    return condition(input, {
+      type: "BackupSucceeded",
+      status: "Unknown",
+      reason: "NoBackupYet",
+      message: "the backup CronJob does not exist yet",
+    });
   }
   const scheduled = cronJob.status?.lastScheduleTime;
   const succeeded = cronJob.status?.lastSuccessfulTime;
   if (!scheduled && !succeeded) {
-    return condition(input, { type: "BackupSucceeded", status: "Unknown", reason: "NoBackupYet", message: "no backup has been scheduled yet" });
+    return condition(input, {
+      type: "BackupSucceeded",
+      status: "Unknown",
+      reason: "NoBackupYet",
+      message: "no backup has been scheduled yet",
+    });
   }
   if (succeeded && (!scheduled || succeeded >= scheduled)) {
-    return condition(input, { type: "BackupSucceeded", status: "True", reason: "BackupSucceeded", message: `last backup succeeded at ${succeeded}` });
+    return condition(input, {
+      type: "BackupSucceeded",
+      status: "True",
+      reason: "BackupSucceeded",
+      message: `last backup succeeded at ${succeeded}`,
+    });
   }
   if ((cronJob.status?.active ?? []).length > 0) {
-    return condition(input, { type: "BackupSucceeded", status: "Unknown", reason: "BackupRunning", message: `backup scheduled at ${scheduled} is running` });
+    return condition(input, {
+      type: "BackupSucceeded",
+      status: "Unknown",
+      reason: "BackupRunning",
+      message: `backup scheduled at ${scheduled} is running`,
+    });
   }
   return condition(input, {
     type: "BackupSucceeded",
@@ -146,13 +175,26 @@ export function databaseStatus(input: StatusInput): Record<string, unknown> {
   const cronJob = observed.get<CronJob>(CHILD_KINDS.cronJob, names.backupCronJob);
   const state = phaseOf(input, sts);
   const ready = state.phase === "Running";
-  const primaryEndpoint = endpointOf(observed.get<Service>(CHILD_KINDS.service, names.primaryService), namespace);
-  const replicaEndpoint = endpointOf(observed.get<Service>(CHILD_KINDS.service, names.readonlyService), namespace);
+  const primaryEndpoint = endpointOf(
+    observed.get<Service>(CHILD_KINDS.service, names.primaryService),
+    namespace,
+  );
+  const replicaEndpoint = endpointOf(
+    observed.get<Service>(CHILD_KINDS.service, names.readonlyService),
+    namespace,
+  );
   const secretName = observed.get(CHILD_KINDS.secret, names.secret) ? names.secret : undefined;
-  const lastBackup = cronJob?.status?.lastSuccessfulTime ?? (typeof input.previous.lastBackup === "string" ? input.previous.lastBackup : undefined);
+  const lastBackup =
+    cronJob?.status?.lastSuccessfulTime ??
+    (typeof input.previous.lastBackup === "string" ? input.previous.lastBackup : undefined);
   const backup = backupCondition(input, cronJob);
   const conditions = [
-    condition(input, { type: "Ready", status: ready ? "True" : "False", reason: state.reason, message: state.message }),
+    condition(input, {
+      type: "Ready",
+      status: ready ? "True" : "False",
+      reason: state.reason,
+      message: state.message,
+    }),
     ...(backup ? [backup] : []),
   ];
   return {

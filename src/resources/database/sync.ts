@@ -2,7 +2,13 @@
 import type { StatefulSet } from "kubernetes-types/apps/v1.js";
 import type { PersistentVolumeClaim, Secret } from "kubernetes-types/core/v1.js";
 import { asUnchanged, isRecord, Observed } from "../../metacontroller/observed.js";
-import type { HookContext, HookRequest, HookResponse, KubeObject, ParentObject } from "../../metacontroller/types.js";
+import type {
+  HookContext,
+  HookRequest,
+  HookResponse,
+  KubeObject,
+  ParentObject,
+} from "../../metacontroller/types.js";
 import type { CompiledSchema } from "../../schema/crd.js";
 import { backupClaim, backupCronJob } from "./children/backup.js";
 import { configMap } from "./children/configmap.js";
@@ -52,13 +58,20 @@ export function planDatabase(database: Database, observed: Observed): Plan {
 }
 
 /** The children a Database should have, in a fixed order. */
-export function desiredChildren(model: DatabaseModel, observed: Observed, credentialsKey: Uint8Array): KubeObject[] {
+export function desiredChildren(
+  model: DatabaseModel,
+  observed: Observed,
+  credentialsKey: Uint8Array,
+): KubeObject[] {
   const { spec } = model.database;
   const { names } = model;
   const replicated = spec.replicas > 1;
   const backups = spec.backup.enabled;
   // A dumps volume that exists holds backups: keep it even when backups are switched off later.
-  const observedClaim = observed.get<PersistentVolumeClaim>(CHILD_KINDS.persistentVolumeClaim, names.backupClaim);
+  const observedClaim = observed.get<PersistentVolumeClaim>(
+    CHILD_KINDS.persistentVolumeClaim,
+    names.backupClaim,
+  );
   const ownClaim = (backups && !spec.backup.claimName) || observedClaim !== undefined;
   const children: KubeObject[] = [
     credentialsSecret(model, observed.get<Secret>(CHILD_KINDS.secret, names.secret), credentialsKey),
@@ -94,9 +107,14 @@ export function keepEverything(request: HookRequest, problem: Problem, now: Date
   return { status, children: observed.all().map(asUnchanged) };
 }
 
-export function syncDatabase(schema: CompiledSchema, request: HookRequest, context: HookContext): HookResponse {
+export function syncDatabase(
+  schema: CompiledSchema,
+  request: HookRequest,
+  context: HookContext,
+): HookResponse {
   const parsed = parseDatabase(request.parent, schema);
-  if (!parsed.ok) return keepEverything(request, { reason: "InvalidSpec", message: parsed.errors.join("; ") }, context.now);
+  if (!parsed.ok)
+    return keepEverything(request, { reason: "InvalidSpec", message: parsed.errors.join("; ") }, context.now);
   const observed = new Observed(request.children);
   const plan = planDatabase(parsed.database, observed);
   if (plan.kind === "keep") return keepEverything(request, plan.problem, context.now);
@@ -115,7 +133,13 @@ export interface StatusRequest {
   readonly deleting?: string;
 }
 
-export function statusFor({ request, plan, observed, now, deleting }: StatusRequest): Record<string, unknown> {
+export function statusFor({
+  request,
+  plan,
+  observed,
+  now,
+  deleting,
+}: StatusRequest): Record<string, unknown> {
   const { model } = plan;
   const { database } = model;
   return databaseStatus({

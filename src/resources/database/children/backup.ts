@@ -15,11 +15,11 @@ function backupScript(dumpCommand: string, extension: string): string {
   return [
     "set -euo pipefail",
     'stamp="$(date -u +%Y%m%dT%H%M%SZ)"',
-    `file="${BACKUP_DIR}/\${DUMP_PREFIX}-\${stamp}.${extension}"`,
-    `${dumpCommand} > "\${file}.partial"`,
-    'mv "${file}.partial" "${file}"',
-    'echo "dump written: ${file}"',
-    `find ${BACKUP_DIR} -maxdepth 1 -name "\${DUMP_PREFIX}-*.${extension}" -mmin "+$((RETENTION_DAYS * 1440))" -print -delete`,
+    `file="${BACKUP_DIR}/$DUMP_PREFIX-$stamp.${extension}"`,
+    `${dumpCommand} > "$file.partial"`,
+    'mv "$file.partial" "$file"',
+    'echo "dump written: $file"',
+    `find ${BACKUP_DIR} -maxdepth 1 -name "$DUMP_PREFIX-*.${extension}" -mmin "+$((RETENTION_DAYS * 1440))" -print -delete`,
   ].join("\n");
 }
 

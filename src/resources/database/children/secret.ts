@@ -6,7 +6,11 @@ import { type DatabaseModel, metadata } from "../model.js";
  * The credentials Secret. Once observed, its data is returned verbatim forever: the database only reads
  * these values on its first start, so a changed password would lock every client out.
  */
-export function credentialsSecret(model: DatabaseModel, observed: Secret | undefined, key: Uint8Array): Secret {
+export function credentialsSecret(
+  model: DatabaseModel,
+  observed: Secret | undefined,
+  key: Uint8Array,
+): Secret {
   return {
     apiVersion: "v1",
     kind: "Secret",
@@ -43,5 +47,9 @@ function base64(value: string): string {
 }
 
 function sortedCopy(data: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.keys(data).sort().map((k) => [k, data[k] as string]));
+  return Object.fromEntries(
+    Object.keys(data)
+      .sort()
+      .map((k) => [k, data[k] as string]),
+  );
 }

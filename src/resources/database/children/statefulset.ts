@@ -57,7 +57,13 @@ export function statefulSet(model: DatabaseModel): StatefulSet {
             // Spread the copies over nodes when the cluster can; never block scheduling for it.
             podAntiAffinity: {
               preferredDuringSchedulingIgnoredDuringExecution: [
-                { weight: 100, podAffinityTerm: { topologyKey: "kubernetes.io/hostname", labelSelector: { matchLabels: { ...selector } } } },
+                {
+                  weight: 100,
+                  podAffinityTerm: {
+                    topologyKey: "kubernetes.io/hostname",
+                    labelSelector: { matchLabels: { ...selector } },
+                  },
+                },
               ],
             },
           },

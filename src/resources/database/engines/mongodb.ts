@@ -60,7 +60,10 @@ export const mongodb: EngineProfile = {
   },
   backup: {
     extension: "archive.gz",
-    env: (secret) => [secretEnv("MONGO_USER", secret, "username"), secretEnv("MONGO_PASSWORD", secret, "password")],
+    env: (secret) => [
+      secretEnv("MONGO_USER", secret, "username"),
+      secretEnv("MONGO_PASSWORD", secret, "password"),
+    ],
     // --archive --gzip already compresses, so the dump is not piped through gzip again.
     dumpCommand:
       'mongodump --host "$DB_HOST" --port 27017 --username "$MONGO_USER" --password "$MONGO_PASSWORD" --authenticationDatabase admin --archive --gzip',

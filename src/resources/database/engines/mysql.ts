@@ -28,7 +28,11 @@ function mysqlCnf({ memoryLimitBytes }: Tuning): string {
 }
 
 // The app user: root may only exist for localhost if the image is told so; the app user never is.
-const MYSQL_SELECT_1 = ["sh", "-c", 'MYSQL_PWD="$MYSQL_PASSWORD" exec mysql -h 127.0.0.1 -u"$MYSQL_USER" -e "SELECT 1"'];
+const MYSQL_SELECT_1 = [
+  "sh",
+  "-c",
+  'MYSQL_PWD="$MYSQL_PASSWORD" exec mysql -h 127.0.0.1 -u"$MYSQL_USER" -e "SELECT 1"',
+];
 const MYSQLADMIN_PING = ["sh", "-c", "exec mysqladmin ping -h 127.0.0.1 --silent"];
 
 export const mysql: EngineProfile = {

@@ -1,4 +1,3 @@
-import { encodeURIComponentStrict } from "./uri.js";
 import {
   type EngineProfile,
   execProbe,
@@ -9,6 +8,7 @@ import {
   type Tuning,
   versionParts,
 } from "./profile.js";
+import { encodeURIComponentStrict } from "./uri.js";
 
 const CONFIG_DIR = "/etc/postgresql";
 const SUPPORTED_MAJORS = [14, 15, 16, 17, 18];
@@ -52,7 +52,9 @@ export const postgresql: EngineProfile = {
   port: { name: "postgresql", number: 5432 },
   unsupportedVersion(version) {
     const [major = 0] = versionParts(version);
-    return SUPPORTED_MAJORS.includes(major) ? undefined : `PostgreSQL majors ${SUPPORTED_MAJORS.join(", ")} are supported`;
+    return SUPPORTED_MAJORS.includes(major)
+      ? undefined
+      : `PostgreSQL majors ${SUPPORTED_MAJORS.join(", ")} are supported`;
   },
   dataVolume(version) {
     const [major = 0] = versionParts(version);
@@ -64,7 +66,13 @@ export const postgresql: EngineProfile = {
       env: [{ name: "PGDATA", value: "/var/lib/postgresql/data/pgdata" }],
     };
   },
-  args: ["postgres", "-c", `config_file=${CONFIG_DIR}/postgresql.conf`, "-c", `hba_file=${CONFIG_DIR}/pg_hba.conf`],
+  args: [
+    "postgres",
+    "-c",
+    `config_file=${CONFIG_DIR}/postgresql.conf`,
+    "-c",
+    `hba_file=${CONFIG_DIR}/pg_hba.conf`,
+  ],
   configMountPath: CONFIG_DIR,
   configFiles: (tuning) => ({ "pg_hba.conf": PG_HBA, "postgresql.conf": postgresqlConf(tuning) }),
   serverEnv: (secret) => [

@@ -1,0 +1,155 @@
+// Real HTTP requests (supertest listens on an ephemeral port) against the app main builds.
+import request from "supertest";
+import { describe, expect, it } from "vitest";
+import { hookRoutes } from "../../src/http/app.js";
+import { loadResources } from "../../src/resources/registry.js";
+import { testApp } from "../support/app.js";
+import { fixtures } from "../support/fixtures.js";
+
+const { app, lines } = testApp();
+const validRequest = fixtures().find((f) => f.name === "postgresql-single")?.requestText ?? "";
+
+describe("every fixture over HTTP", () => {
+  it.each(fixtures().map((f) => [`${f.resource}/${f.name}`, f] as const))(
+    "%s answers its response.json",
+    async (_name, fixture) => {
+      const response = await request(app)
+        .post(`/${fixture.resource}/${fixture.hook}`)
+        .set("Content-Type", "application/json")
+        .send(fixture.requestText);
+      expect(response.status).toBe(200);
+      expect(response.headers["content-type"]).toMatch(/^application\/json/);
+      expect(`${JSON.stringify(response.body, null, 2)}\n`).toBe(fixture.responseText);
+    },
+  );
+});
+
+describe("routes", () => {
+  it("serves a sync and a finalize route per resource", () => {
+    expect(hookRoutes(loadResources())).toEqual(["/database/sync", "/database/finalize"]);
+  });
+
+  it("answers /healthz, /readyz and /metrics", async () => {
+    expect((await request(app).get("/healthz")).status).toBe(200);
+    expect((await request(app).get("/readyz")).status).toBe(200);
+    await request(app).post("/database/sync").set("Content-Type", "application/json").send(validRequest);
+    const metrics = await request(app).get("/metrics");
+    expect(metrics.status).toBe(200);
+    expect(metrics.text).toMatch(
+      /dbhooks_hook_requests_total\{resource="database",hook="sync",code="200"\} \d+/,
+    );
+    expect(metrics.text).toContain("dbhooks_hook_duration_seconds_bucket");
+  });
+
+  it("answers /readyz 503 once shutdown began", async () => {
+    const { app: stopping } = testApp({ isReady: () => false });
+    const response = await request(stopping).get("/readyz");
+    expect(response.status).toBe(503);
+    expect(response.body).toEqual({ error: "shutting down" });
+  });
+
+  it("answers 404 in JSON for an unknown route, 405 for the wrong method", async () => {
+    const missing = await request(app).post("/databases/sync").send({});
+    expect(missing.status).toBe(404);
+    expect(missing.body.error).toContain("/databases/sync");
+    const get = await request(app).get("/database/sync");
+    expect(get.status).toBe(405);
+    expect(get.headers.allow).toBe("POST");
+  });
+});
+
+describe("bad requests get a 4xx with a JSON error and never a stack", () => {
+  const post = (body: string | Buffer, type = "application/json") =>
+    request(app).post("/database/sync").set("Content-Type", type).send(body);
+
+  it.each([
+    ["malformed JSON", '{"parent":', 400, "not valid JSON"],
+    ["truncated request", validRequest.slice(0, 200), 400, "not valid JSON"],
+    ["empty body", "", 400, "parent"],
+    ["a JSON array", "[]", 400, "JSON object"],
+    ["no parent", JSON.stringify({ children: {} }), 400, "parent"],
+    ["parent without a name", JSON.stringify({ parent: { metadata: {} } }), 400, "parent.metadata.name"],
+    [
+      "children of the wrong shape",
+      JSON.stringify({ parent: { metadata: { name: "x" } }, children: [] }),
+      400,
+      "children",
+    ],
+    [
+      "a child that is not an object",
+      JSON.stringify({ parent: { metadata: { name: "x" } }, children: { "Service.v1": { a: 1 } } }),
+      400,
+      "children",
+    ],
+    [
+      "finalizing that is not a boolean",
+      JSON.stringify({ parent: { metadata: { name: "x" } }, finalizing: "yes" }),
+      400,
+      "finalizing",
+    ],
+    [
+      "a parent of another kind",
+      JSON.stringify({ parent: { kind: "WebService", metadata: { name: "x" } } }),
+      422,
+      "parent.kind",
+    ],
+  ])("%s", async (_case, body, status, message) => {
+    const response = await post(body);
+    expect(response.status).toBe(status);
+    expect(response.body.error).toContain(message);
+    expect(response.text).not.toMatch(/at .*\.(js|ts):\d+/);
+  });
+
+  it("refuses a body that is not JSON by content type (415)", async () => {
+    for (const type of ["text/plain", "application/x-www-form-urlencoded"]) {
+      const response = await post(validRequest, type);
+      expect(response.status).toBe(415);
+      expect(response.body.error).toContain("application/json");
+    }
+    const none = await request(app).post("/database/sync").send(Buffer.from(validRequest));
+    expect(none.status).toBe(415);
+  });
+
+  it("refuses a body over the limit (413)", async () => {
+    const { app: small } = testApp({ bodyLimitBytes: 2048 });
+    const big = fixtures().find((f) => f.name === "postgresql-replicas-running")?.requestText ?? "";
+    expect(big.length).toBeGreaterThan(2048);
+    const response = await request(small)
+      .post("/database/sync")
+      .set("Content-Type", "application/json")
+      .send(big);
+    expect(response.status).toBe(413);
+    expect(response.body.error).toContain("larger than the limit");
+  });
+
+  it("answers 200 with Failed and no deletions for a spec it cannot understand", async () => {
+    const body = JSON.parse(validRequest);
+    body.parent.spec = { engine: 42 };
+    const response = await post(JSON.stringify(body));
+    expect(response.status).toBe(200);
+    expect(response.body.status.phase).toBe("Failed");
+    expect(response.body.children).toEqual([]);
+  });
+});
+
+describe("logs", () => {
+  it("carry the parent's namespace/name and never a Secret's data", async () => {
+    const fixture = fixtures().find((f) => f.name === "upgrade-in-progress");
+    if (!fixture) throw new Error("fixture missing");
+    await request(app)
+      .post("/database/sync")
+      .set("Content-Type", "application/json")
+      .send(fixture.requestText);
+    const secret = Object.values(fixture.request.children["Secret.v1"] ?? {})[0] as {
+      data: Record<string, string>;
+    };
+    const logged = lines.join("\n");
+    expect(logged).toContain('"namespace":"shop"');
+    expect(logged).toContain('"name":"inventory"');
+    // Every generated secret value (not "app" or the port, which are no secrets and appear in names).
+    for (const value of Object.values(secret.data).filter((v) => Buffer.from(v, "base64").length >= 16)) {
+      expect(logged).not.toContain(value);
+      expect(logged).not.toContain(Buffer.from(value, "base64").toString());
+    }
+  });
+});
