@@ -59,7 +59,7 @@ export function secretEnv(name: string, secret: string, key: string): EnvVar {
 }
 
 export function execProbe(command: string[], timing: Omit<Probe, "exec">): Probe {
-  return { exec: { command }, ...timing };
+  return { exec: { command: [...command] }, ...timing };
 }
 
 export const READINESS_TIMING = { periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 3 } as const;
