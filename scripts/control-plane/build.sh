@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds (once) the etcd and kube-apiserver binaries that the e2e tests run, envtest-style,
+# Builds (once) the etcd, kube-apiserver and kube-controller-manager binaries that the e2e tests run,
+# envtest-style (the controller manager only for its garbage collector),
 # from the Go module proxy, and prints the directory holding them as the LAST line of stdout.
 # Everything else goes to stderr.
 #
@@ -23,8 +24,9 @@ source "${SCRIPT_DIR}/versions.env"
 
 CACHE_ROOT="${DBHOOKS_CONTROL_PLANE_DIR:-${XDG_CACHE_HOME:-${HOME}/.cache}/dbhooks/control-plane}"
 APISERVER_DIR="${CACHE_ROOT}/kube-apiserver-${KUBERNETES_VERSION}"
+CONTROLLER_MANAGER_DIR="${CACHE_ROOT}/kube-controller-manager-${KUBERNETES_VERSION}"
 ETCD_DIR="${CACHE_ROOT}/etcd-${ETCD_VERSION}"
-BIN_DIR="${CACHE_ROOT}/bin-k8s-${KUBERNETES_VERSION}-etcd-${ETCD_VERSION}"
+BIN_DIR="${CACHE_ROOT}/bin-${KUBERNETES_VERSION}-etcd-${ETCD_VERSION}"
 
 log() {
   printf '[control-plane] %s\n' "$*" >&2
@@ -36,7 +38,7 @@ die() {
 }
 
 ready() {
-  [[ -x "${BIN_DIR}/kube-apiserver" && -x "${BIN_DIR}/etcd" ]]
+  [[ -x "${BIN_DIR}/kube-apiserver" && -x "${BIN_DIR}/kube-controller-manager" && -x "${BIN_DIR}/etcd" ]]
 }
 
 ensure_openssl() {
@@ -75,6 +77,8 @@ if command -v flock >/dev/null 2>&1; then
     printf '%s\n' "${BIN_DIR}"
     exit 0
   fi
+  # Holding the lock, no other build is running: temp folders left here were abandoned by killed runs.
+  rm -rf -- "${CACHE_ROOT}"/.tmp-*
 fi
 
 # Go environment: caches inside the cache folder so reruns (and `rm -rf` of it) work.
@@ -95,11 +99,12 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# Creates a temporary folder in the cache folder (same file system, so results can be renamed into
+# place), removed on exit; its path is left in NEW_TMP (not printed: $(...) would lose TMP_DIRS).
+NEW_TMP=""
 new_tmp_dir() {
-  local d
-  d="$(mktemp -d "${CACHE_ROOT}/.tmp-$1.XXXXXX")"
-  TMP_DIRS+=("${d}")
-  printf '%s\n' "${d}"
+  NEW_TMP="$(mktemp -d "${CACHE_ROOT}/.tmp-$1.XXXXXX")"
+  TMP_DIRS+=("${NEW_TMP}")
 }
 
 # Moves the freshly built folder $1 to $2 atomically; if another run got there first, keeps theirs.
@@ -122,7 +127,8 @@ build_etcd() {
   fi
   local started=${SECONDS} work gomod goversion
   log "building etcd ${ETCD_VERSION} (go.etcd.io/etcd/server/v3)"
-  work="$(new_tmp_dir "etcd-${ETCD_VERSION}")"
+  new_tmp_dir "etcd-${ETCD_VERSION}"
+  work="${NEW_TMP}"
   mkdir -p "${work}/src" "${work}/out"
   gomod="$(cd "${work}" && go mod download -json "go.etcd.io/etcd/server/v3@${ETCD_VERSION}" | sed -nE 's/^[[:space:]]*"GoMod": "(.*)",?$/\1/p')"
   [[ -f "${gomod}" ]] || die "could not download go.etcd.io/etcd/server/v3@${ETCD_VERSION}"
@@ -139,8 +145,10 @@ build_etcd() {
   log "etcd built in $((SECONDS - started))s"
 }
 
-build_kube_apiserver() {
-  if [[ -x "${APISERVER_DIR}/kube-apiserver" ]]; then
+# build_kube_binary NAME DIR: k8s.io/kubernetes/cmd/NAME into DIR/NAME.
+build_kube_binary() {
+  local name="$1" dir="$2"
+  if [[ -x "${dir}/${name}" ]]; then
     return 0
   fi
   local started=${SECONDS} work gomod goversion minor_patch major minor staging_version
@@ -152,8 +160,9 @@ build_kube_apiserver() {
   minor_patch="${KUBERNETES_VERSION#v1.}"
   staging_version="v0.${minor_patch}"
 
-  log "building kube-apiserver ${KUBERNETES_VERSION} (staging modules at ${staging_version})"
-  work="$(new_tmp_dir "kube-apiserver-${KUBERNETES_VERSION}")"
+  log "building ${name} ${KUBERNETES_VERSION} (staging modules at ${staging_version})"
+  new_tmp_dir "${name}-${KUBERNETES_VERSION}"
+  work="${NEW_TMP}"
   mkdir -p "${work}/src" "${work}/out"
   gomod="$(cd "${work}" && go mod download -json "k8s.io/kubernetes@${KUBERNETES_VERSION}" | sed -nE 's/^[[:space:]]*"GoMod": "(.*)",?$/\1/p')"
   [[ -f "${gomod}" ]] || die "could not download k8s.io/kubernetes@${KUBERNETES_VERSION}"
@@ -185,24 +194,28 @@ build_kube_apiserver() {
   ldflags+=" -X ${pkg}.gitTreeState=clean -X ${pkg}.buildDate=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
   (
     cd "${work}/src"
-    go mod init dbhooks.local/control-plane/kube-apiserver >&2
+    go mod init "dbhooks.local/control-plane/${name}" >&2
     go mod edit "${edits[@]}"
-    go get "k8s.io/kubernetes/cmd/kube-apiserver@${KUBERNETES_VERSION}" >&2
-    log "compiling kube-apiserver (this is the long part)"
-    go build -ldflags "${ldflags}" -o "${work}/out/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver >&2
+    go get "k8s.io/kubernetes/cmd/${name}@${KUBERNETES_VERSION}" >&2
+    log "compiling ${name} (this is the long part)"
+    go build -ldflags "${ldflags}" -o "${work}/out/${name}" "k8s.io/kubernetes/cmd/${name}" >&2
   )
-  "${work}/out/kube-apiserver" --version >&2
-  install_dir "${work}/out" "${APISERVER_DIR}"
-  log "kube-apiserver built in $((SECONDS - started))s"
+  "${work}/out/${name}" --version >&2
+  install_dir "${work}/out" "${dir}"
+  log "${name} built in $((SECONDS - started))s"
 }
 
 build_etcd
-build_kube_apiserver
+build_kube_binary kube-apiserver "${APISERVER_DIR}"
+# Shares the Go build cache with kube-apiserver, so it compiles in a fraction of the time.
+build_kube_binary kube-controller-manager "${CONTROLLER_MANAGER_DIR}"
 
 # The bin folder holds links to the two binaries of this pair of versions.
-bin_tmp="$(new_tmp_dir bin)"
+new_tmp_dir bin
+bin_tmp="${NEW_TMP}"
 ln -s "${ETCD_DIR}/etcd" "${bin_tmp}/etcd"
 ln -s "${APISERVER_DIR}/kube-apiserver" "${bin_tmp}/kube-apiserver"
+ln -s "${CONTROLLER_MANAGER_DIR}/kube-controller-manager" "${bin_tmp}/kube-controller-manager"
 chmod 755 "${bin_tmp}"
 install_dir "${bin_tmp}" "${BIN_DIR}"
 ready || die "binaries missing in ${BIN_DIR} after the build"

@@ -15,6 +15,7 @@ import { Agent, request } from "node:https";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { KubeConfig } from "@kubernetes/client-node";
@@ -52,6 +53,11 @@ export interface ControlPlane {
   etcdUrl: string;
   /** Temp folder with etcd.log, kube-apiserver.log, kubeconfig, certs. */
   dir: string;
+  /**
+   * Starts kube-controller-manager with only these controllers. Call it after creating the CRDs the test
+   * needs: the garbage collector refreshes its view of the API only every 30 s.
+   */
+  startControllers(controllers: string[]): void;
   /** Stops kube-apiserver and etcd (SIGTERM, SIGKILL after a few seconds) and removes the temp folder. Idempotent. */
   stop(): Promise<void>;
 }
@@ -110,7 +116,14 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
   running.add(state);
   const stop = once(() => stopRunning(state));
   try {
-    return await boot({ binDir, dir, timeoutMs, state, apiServerArgs: opts.apiServerArgs ?? [] }, stop);
+    const controlPlane = await boot(
+      { binDir, dir, timeoutMs, state, apiServerArgs: opts.apiServerArgs ?? [] },
+      stop,
+    );
+    // Without it nothing creates Pods or garbage-collects: tests play the controllers they need.
+    const startControllers = (controllers: string[]) =>
+      startControllerManager(state, binDir, controlPlane.kubeconfigPath, controllers);
+    return { ...controlPlane, startControllers };
   } catch (err) {
     await stop();
     throw err;
@@ -125,7 +138,10 @@ interface BootParams {
   apiServerArgs: string[];
 }
 
-async function boot(p: BootParams, stop: () => Promise<void>): Promise<ControlPlane> {
+async function boot(
+  p: BootParams,
+  stop: () => Promise<void>,
+): Promise<Omit<ControlPlane, "startControllers">> {
   const { binDir, dir, timeoutMs, state } = p;
   const [etcdPort = 0, peerPort = 0, apiPort = 0] = await freePorts(3);
   const etcdUrl = `http://127.0.0.1:${etcdPort}`;
@@ -163,6 +179,32 @@ async function boot(p: BootParams, stop: () => Promise<void>): Promise<ControlPl
   verified.destroy();
 
   return { kubeconfigPath, kubeConfig, server, token, caPem, etcdUrl, dir, stop };
+}
+
+/**
+ * kube-controller-manager with only the given controllers, no serving port and no leader election. Its
+ * readiness is not awaited: the garbage collector syncs discovery in a few seconds, and tests wait for
+ * its effects.
+ */
+function startControllerManager(
+  state: Running,
+  binDir: string,
+  kubeconfig: string,
+  controllers: string[],
+): void {
+  launch(
+    state,
+    join(binDir, "kube-controller-manager"),
+    [
+      `--kubeconfig=${kubeconfig}`,
+      `--controllers=${controllers.join(",")}`,
+      "--leader-elect=false",
+      "--secure-port=0",
+      "--use-service-account-credentials=false",
+      "--v=1",
+    ],
+    "kube-controller-manager",
+  );
 }
 
 function etcdArgs(dir: string, clientUrl: string, peerUrl: string): string[] {
@@ -265,6 +307,8 @@ function launch(state: Running, bin: string, args: string[], name: string): Proc
   child.on("error", (err) => {
     spawnErrors.set(child, err);
   });
+  // A forgotten stop() must not keep the test process alive: the exit handler (or the reaper) kills them.
+  child.unref();
   state.children.push(child);
   if (state.reaper?.stdin && child.pid) state.reaper.stdin.write(`${child.pid}\n`);
   return { name, child, logPath };
@@ -359,44 +403,44 @@ async function stopRunning(state: Running): Promise<void> {
 }
 
 /**
- * A detached shell that outlives us: if this process dies without running its handlers (SIGKILL, e.g.
- * a vitest worker killed on timeout), it kills the children whose pids we wrote to it and removes the folder.
+ * A detached shell that outlives us: if this process dies without running its handlers (SIGKILL, e.g. a
+ * vitest worker killed on timeout), the pipe we write child pids into closes, and the shell kills those
+ * children and removes the temp folder. On a normal stop it is killed first.
  */
 function startReaper(state: Running): void {
   const script = `
-watch() { while kill -0 "$1" 2>/dev/null; do sleep 1; done; }
-( while read -r pid; do echo "$pid" >> "$2/.pids"; done ) &
-watch "$1"
-if [ -f "$2/.pids" ]; then
-  for p in $(cat "$2/.pids"); do kill -TERM "$p" 2>/dev/null; done
-  sleep 3
-  for p in $(cat "$2/.pids"); do kill -KILL "$p" 2>/dev/null; done
-fi
-[ "$3" = keep ] || rm -rf -- "$2"
+pids=""
+while read -r pid; do pids="$pids $pid"; done
+for p in $pids; do kill -TERM "$p" 2>/dev/null; done
+sleep 3
+for p in $pids; do kill -KILL "$p" 2>/dev/null; done
+[ "$2" = keep ] || rm -rf -- "$1"
 `;
-  const reaper = spawn(
-    "sh",
-    ["-c", script, "reaper", String(process.pid), state.dir, state.keep ? "keep" : "rm"],
-    {
-      detached: true,
-      stdio: ["pipe", "ignore", "ignore"],
-    },
-  );
+  const reaper = spawn("sh", ["-c", script, "reaper", state.dir, state.keep ? "keep" : "rm"], {
+    detached: true,
+    stdio: ["pipe", "ignore", "ignore"],
+  });
   reaper.on("error", () => {});
   reaper.stdin?.on("error", () => {});
+  // Neither the shell nor our end of its pipe may keep this process alive.
   reaper.unref();
+  (reaper.stdin as (Writable & { unref?: () => void }) | null)?.unref?.();
   state.reaper = reaper;
 }
 
 function killReaper(state: Running): void {
-  const pid = state.reaper?.pid;
-  state.reaper?.stdin?.destroy();
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, "SIGKILL"); // detached: it leads its own process group
-  } catch {
-    // already gone
+  const reaper = state.reaper;
+  if (!reaper) return;
+  state.reaper = undefined;
+  // Kill it before closing the pipe: end-of-file is its cue to kill the children and delete the folder.
+  if (reaper.pid !== undefined) {
+    try {
+      process.kill(-reaper.pid, "SIGKILL"); // detached: it leads its own process group
+    } catch {
+      // already gone
+    }
   }
+  reaper.stdin?.destroy();
 }
 
 /** Synchronous last-resort teardown, for process exit and signals. */

@@ -82,6 +82,10 @@ export function statefulSet(model: DatabaseModel): StatefulSet {
             resources: { requests: { storage: spec.storage.size } },
             volumeMode: "Filesystem",
           },
+          // The API server stores every template with this status. volumeClaimTemplates has no list merge
+          // key, so Metacontroller replaces it whole: sending exactly what is stored keeps it from rewriting
+          // the StatefulSet on every sync.
+          status: { phase: "Pending" },
         },
       ],
     },
