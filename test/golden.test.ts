@@ -20,6 +20,7 @@ describe("golden fixtures", () => {
       "database/postgresql-single",
       "database/postgresql-replicas-running",
       "database/mysql",
+      "database/mysql-replicas",
       "database/mongodb",
       "database/backups-disabled",
       "database/invalid-spec-existing-children",

@@ -6,7 +6,7 @@ import { type ControlPlane, startControlPlane } from "./harness/control-plane.js
 import { type DbhooksServer, manifest, startDbhooks } from "./support/dbhooks.js";
 import { Kube, waitFor } from "./support/kube.js";
 import { type ControllerSpec, MiniMetacontroller, type PassResult } from "./support/metacontroller.js";
-import { type Reconciler, steps } from "./support/scenario.js";
+import { LifecycleSteps, type Reconciler } from "./support/scenario.js";
 
 const NS = "lifecycle";
 const NAME = "orders";
@@ -31,7 +31,7 @@ const reconciler: Reconciler = {
   },
 };
 
-let scenario: ReturnType<typeof steps>;
+let scenario: LifecycleSteps;
 
 beforeAll(async () => {
   cp = await startControlPlane();
@@ -49,7 +49,7 @@ beforeAll(async () => {
     hookBase: dbhooks.url,
     parentKind: "Database",
   });
-  scenario = steps({ kube, namespace: NS, name: NAME, reconciler, timings });
+  scenario = new LifecycleSteps({ kube, namespace: NS, name: NAME, reconciler, timings });
 });
 
 afterAll(async () => {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, it } from "vitest";
 import { type ControlPlane, startControlPlane } from "./harness/control-plane.js";
 import { type DbhooksServer, manifest, startDbhooks } from "./support/dbhooks.js";
 import { Kube, type Obj, waitFor } from "./support/kube.js";
-import { type Reconciler, steps } from "./support/scenario.js";
+import { LifecycleSteps, type Reconciler } from "./support/scenario.js";
 
 const NS = "lifecycle-real";
 const NAME = "orders";
@@ -20,7 +20,7 @@ const timings: Record<string, number> = {};
 
 // Metacontroller reacts to watch events by itself: the test only waits.
 const reconciler: Reconciler = { until: (what, check) => waitFor(what, check, 60_000) };
-let scenario: ReturnType<typeof steps>;
+let scenario: LifecycleSteps;
 
 beforeAll(async () => {
   const binary = process.env.METACONTROLLER_BIN;
@@ -59,7 +59,7 @@ beforeAll(async () => {
       stdio: ["ignore", log, log],
     },
   );
-  scenario = steps({ kube, namespace: NS, name: NAME, reconciler, timings });
+  scenario = new LifecycleSteps({ kube, namespace: NS, name: NAME, reconciler, timings });
 });
 
 afterAll(async () => {

@@ -17,6 +17,8 @@ export interface DatabaseModel {
   readonly selector: Labels;
   readonly resources: ContainerResources;
   readonly configFiles: Record<string, string>;
+  /** The profile's scripts: ConfigMap keys next to the config files. */
+  readonly scripts: Readonly<Record<string, string>>;
 }
 
 export function databaseModel(database: Database, version: string): DatabaseModel {
@@ -31,8 +33,17 @@ export function databaseModel(database: Database, version: string): DatabaseMode
     labels: commonLabels(profile.engine, database.name),
     selector: podSelector(profile.engine, database.name),
     resources,
-    configFiles: profile.configFiles({ memoryLimitBytes: memoryBytes(resources.limits.memory) || GiB }),
+    configFiles: profile.configFiles({
+      memoryLimitBytes: memoryBytes(resources.limits.memory) || GiB,
+      storageBytes: memoryBytes(database.spec.storage.size),
+    }),
+    scripts: profile.scripts,
   };
+}
+
+/** Every key of the ConfigMap: the config files and the scripts. */
+export function configMapData(model: DatabaseModel): Record<string, string> {
+  return { ...model.configFiles, ...model.scripts };
 }
 
 /** A short, stable digest of the config files: a pod-template annotation, so a config change rolls pods. */

@@ -133,28 +133,41 @@ export class MiniMetacontroller {
     return child;
   }
 
-  /** One reconcile pass for the parent; undefined when the parent is gone. */
-  async reconcile(namespace: string, name: string): Promise<PassResult | undefined> {
-    const before = this.#kube.requests;
-    const writesBefore = this.#kube.writes;
-    const { apiVersion, resource } = this.#controller.spec.parentResource;
-    const parentPath = `/apis/${apiVersion}/namespaces/${namespace}/${resource}/${name}`;
-    let parent: Obj;
+  async #getParent(parentPath: string): Promise<Obj | undefined> {
     try {
-      parent = await this.#kube.request("GET", parentPath);
+      return await this.#kube.request("GET", parentPath);
     } catch (error) {
       if (error instanceof KubeError && error.status === 404) return undefined;
       throw error;
     }
-    const deleting = Boolean(parent.metadata.deletionTimestamp);
-    const hasFinalizeHook = Boolean(this.#controller.spec.hooks.finalize);
-    if (!deleting && hasFinalizeHook && !(parent.metadata.finalizers ?? []).includes(this.finalizer)) {
-      parent = await this.#kube.request("PUT", parentPath, {
-        ...parent,
-        metadata: { ...parent.metadata, finalizers: [...(parent.metadata.finalizers ?? []), this.finalizer] },
-      });
+  }
+
+  /** Metacontroller adds its finalizer to every live parent of a controller with a finalize hook. */
+  async #ensureFinalizer(parentPath: string, parent: Obj): Promise<Obj> {
+    const finalizers: string[] = parent.metadata.finalizers ?? [];
+    if (
+      parent.metadata.deletionTimestamp ||
+      !this.#controller.spec.hooks.finalize ||
+      finalizers.includes(this.finalizer)
+    ) {
+      return parent;
     }
-    const hook = deleting && hasFinalizeHook ? "finalize" : "sync";
+    return this.#kube.request("PUT", parentPath, {
+      ...parent,
+      metadata: { ...parent.metadata, finalizers: [...finalizers, this.finalizer] },
+    });
+  }
+
+  /** One reconcile pass for the parent; undefined when the parent is gone. */
+  async reconcile(namespace: string, name: string): Promise<PassResult | undefined> {
+    const before = { requests: this.#kube.requests, writes: this.#kube.writes };
+    const { apiVersion, resource } = this.#controller.spec.parentResource;
+    const parentPath = `/apis/${apiVersion}/namespaces/${namespace}/${resource}/${name}`;
+    const found = await this.#getParent(parentPath);
+    if (!found) return undefined;
+    const parent = await this.#ensureFinalizer(parentPath, found);
+    const hook =
+      parent.metadata.deletionTimestamp && this.#controller.spec.hooks.finalize ? "finalize" : "sync";
     const children = await this.observe(parent);
     const answer = await this.#callHook(hook, {
       controller: this.#controller,
@@ -172,47 +185,54 @@ export class MiniMetacontroller {
       ...result,
       statusWritten,
       finalized,
-      apiRequests: this.#kube.requests - before,
-      apiWrites: this.#kube.writes - writesBefore,
+      apiRequests: this.#kube.requests - before.requests,
+      apiWrites: this.#kube.writes - before.writes,
     };
   }
 
+  /** Creates or updates one desired child as its rule's update strategy says; what happened, if anything. */
+  async #applyChild(
+    parent: Obj,
+    existing: Obj | undefined,
+    desired: Obj,
+  ): Promise<"created" | "updated" | undefined> {
+    const rule = await this.#rule(desired.apiVersion, desired.kind);
+    if (!rule) throw new Error(`the hook asked for ${id(desired)}, a kind with no childResources rule`);
+    const child = this.#asChild(parent, desired);
+    if (!existing) {
+      await this.#kube.create(child);
+      return "created";
+    }
+    if ((rule.updateStrategy?.method ?? "OnDelete") === "OnDelete") return undefined;
+    const lastApplied = existing.metadata.annotations?.[LAST_APPLIED];
+    const merged = mergeValue(existing, lastApplied ? JSON.parse(lastApplied) : undefined, child);
+    const { status: _s, ...mergedSpec } = merged;
+    const { status: _o, ...existingSpec } = existing;
+    if (isDeepStrictEqual(mergedSpec, existingSpec)) return undefined;
+    await this.#kube.replace(merged);
+    this.lastChanges[id(desired)] = differences(existingSpec, mergedSpec);
+    return "updated";
+  }
+
   async #applyChildren(parent: Obj, observed: Record<string, Record<string, Obj>>, desiredList: Obj[]) {
-    const created: string[] = [];
-    const updated: string[] = [];
-    const deleted: string[] = [];
+    const result = { created: [] as string[], updated: [] as string[], deleted: [] as string[] };
     const wanted = new Set<string>();
     for (const desired of desiredList) {
-      const rule = await this.#rule(desired.apiVersion, desired.kind);
-      if (!rule) throw new Error(`the hook asked for ${id(desired)}, a kind with no childResources rule`);
       const key = `${desired.kind}.${desired.apiVersion}`;
       wanted.add(`${key}/${desired.metadata.name}`);
-      const existing = observed[key]?.[desired.metadata.name];
-      const child = this.#asChild(parent, desired);
-      if (!existing) {
-        await this.#kube.create(child);
-        created.push(id(desired));
-        continue;
-      }
-      const method = rule.updateStrategy?.method ?? "OnDelete";
-      if (method === "OnDelete") continue;
-      const lastApplied = existing.metadata.annotations?.[LAST_APPLIED];
-      const merged = mergeValue(existing, lastApplied ? JSON.parse(lastApplied) : undefined, child);
-      const { status: _s, ...mergedSpec } = merged;
-      const { status: _o, ...existingSpec } = existing;
-      if (isDeepStrictEqual(mergedSpec, existingSpec)) continue;
-      await this.#kube.replace(merged);
-      updated.push(id(desired));
-      this.lastChanges[id(desired)] = differences(existingSpec, mergedSpec);
+      const done = await this.#applyChild(parent, observed[key]?.[desired.metadata.name], desired);
+      if (done) result[done].push(id(desired));
     }
-    for (const [key, group] of Object.entries(observed)) {
-      for (const child of Object.values(group)) {
-        if (wanted.has(`${key}/${child.metadata.name}`) || child.metadata.deletionTimestamp) continue;
-        await this.#kube.delete(child);
-        deleted.push(id(child));
-      }
+    const unwanted = Object.entries(observed).flatMap(([key, group]) =>
+      Object.values(group).filter(
+        (c) => !wanted.has(`${key}/${c.metadata.name}`) && !c.metadata.deletionTimestamp,
+      ),
+    );
+    for (const child of unwanted) {
+      await this.#kube.delete(child);
+      result.deleted.push(id(child));
     }
-    return { created, updated, deleted };
+    return result;
   }
 
   async #writeStatus(parentPath: string, parent: Obj, status: Obj | undefined): Promise<boolean> {

@@ -29,6 +29,7 @@ function initialData(model: DatabaseModel, key: Uint8Array): Record<string, stri
     username: profile.credentials.username,
     password: deriveSecret(key, seed, "password"),
     database: profile.credentials.database,
+    replicaSet: database.name,
   };
   const values: Record<string, string> = {
     database: connection.database,

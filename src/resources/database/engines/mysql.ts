@@ -1,9 +1,12 @@
+import { MYSQL_CLONE, MYSQL_READY, MYSQL_RUN, REPLICATION_USER } from "./mysql-scripts.js";
 import {
   type EngineProfile,
   execProbe,
   LIVENESS_TIMING,
   MiB,
   READINESS_TIMING,
+  SCRIPTS_DIR,
+  scriptProbe,
   secretEnv,
   type Tuning,
   versionParts,
@@ -23,16 +26,16 @@ function mysqlCnf({ memoryLimitBytes }: Tuning): string {
     "skip-name-resolve",
     `max_connections = ${maxConnections}`,
     `innodb_buffer_pool_size = ${bufferPool / MiB}M`,
+    // Replication: every transaction has a GTID, so a replica cloned from pod 0 follows it with
+    // SOURCE_AUTO_POSITION. The binary log is on by default; server_id and read-only come per pod from
+    // mysql-run.sh.
+    "gtid_mode = ON",
+    "enforce_gtid_consistency = ON",
     "",
   ].join("\n");
 }
 
-// The app user: root may only exist for localhost if the image is told so; the app user never is.
-const MYSQL_SELECT_1 = [
-  "sh",
-  "-c",
-  'MYSQL_PWD="$MYSQL_PASSWORD" exec mysql -h 127.0.0.1 -u"$MYSQL_USER" -e "SELECT 1"',
-];
+const SCRIPTS = { run: "mysql-run.sh", clone: "mysql-clone.sh", ready: "mysql-ready.sh" } as const;
 const MYSQLADMIN_PING = ["sh", "-c", "exec mysqladmin ping -h 127.0.0.1 --silent"];
 
 export const mysql: EngineProfile = {
@@ -47,17 +50,36 @@ export const mysql: EngineProfile = {
     return "MySQL 8.4 (LTS) and 9.x are supported";
   },
   dataVolume: () => ({ mountPath: "/var/lib/mysql", env: [] }),
+  // mysql-run.sh execs the image's entrypoint with this pod's server_id and read-only flags.
+  command: ["bash", `${SCRIPTS_DIR}/${SCRIPTS.run}`],
   args: undefined,
   configMountPath: "/etc/mysql/conf.d",
   configFiles: (tuning) => ({ "dbhooks.cnf": mysqlCnf(tuning) }),
+  scripts: { [SCRIPTS.clone]: MYSQL_CLONE, [SCRIPTS.ready]: MYSQL_READY, [SCRIPTS.run]: MYSQL_RUN },
+  replication: (context) => ({
+    env: [
+      { name: "PRIMARY_HOST", value: context.primaryService },
+      { name: "PRIMARY_PORT", value: "3306" },
+      { name: "MEMBER_DOMAIN", value: context.memberDomain },
+      { name: "REPLICATION_USER", value: REPLICATION_USER },
+      secretEnv("REPLICATION_PASSWORD", context.secretName, "replication-password"),
+    ],
+    initContainers: [
+      { name: "clone-primary", command: ["bash", `${SCRIPTS_DIR}/${SCRIPTS.clone}`], volumeMounts: [] },
+    ],
+    volumes: [],
+    volumeMounts: [],
+  }),
   serverEnv: (secret) => [
     secretEnv("MYSQL_ROOT_PASSWORD", secret, "root-password"),
     secretEnv("MYSQL_DATABASE", secret, "database"),
     secretEnv("MYSQL_USER", secret, "username"),
     secretEnv("MYSQL_PASSWORD", secret, "password"),
   ],
-  readinessProbe: () => execProbe(MYSQL_SELECT_1, READINESS_TIMING),
+  // As root (the image creates root@'%'): a replica's replication state is in performance_schema.
+  readinessProbe: () => scriptProbe(SCRIPTS.ready, READINESS_TIMING),
   livenessProbe: () => execProbe(MYSQLADMIN_PING, LIVENESS_TIMING),
+  startupProbe: () => undefined,
   credentials: {
     username: "app",
     database: "app",

@@ -1,9 +1,11 @@
+import { BOOTSTRAP_STANDBY, REPLICATION_USER } from "./postgresql-scripts.js";
 import {
   type EngineProfile,
   execProbe,
   LIVENESS_TIMING,
   MiB,
   READINESS_TIMING,
+  SCRIPTS_DIR,
   secretEnv,
   type Tuning,
   versionParts,
@@ -13,7 +15,12 @@ import { encodeURIComponentStrict } from "./uri.js";
 const CONFIG_DIR = "/etc/postgresql";
 const SUPPORTED_MAJORS = [14, 15, 16, 17, 18];
 
-function postgresqlConf({ memoryLimitBytes }: Tuning): string {
+/** WAL kept for standbys that fall behind or restart: a tenth of the volume, 64 MiB to 16 GiB. */
+function walKeepMiB(storageBytes: number): number {
+  return Math.min(16384, Math.max(64, Math.floor(storageBytes / MiB / 10)));
+}
+
+function postgresqlConf({ memoryLimitBytes, storageBytes }: Tuning): string {
   const memoryMiB = Math.floor(memoryLimitBytes / MiB);
   const maxConnections = Math.min(1000, Math.max(25, Math.floor(memoryMiB / 9)));
   return [
@@ -24,25 +31,32 @@ function postgresqlConf({ memoryLimitBytes }: Tuning): string {
     `shared_buffers = ${Math.floor(memoryMiB / 4)}MB`,
     `effective_cache_size = ${Math.floor(memoryMiB / 2)}MB`,
     "password_encryption = scram-sha-256",
+    // Streaming replication: pod 0 sends WAL, pods 1..n-1 (standby.signal from pg_basebackup -R) replay it
+    // and answer read-only queries. Without replication slots, a standby that falls further behind than
+    // wal_keep_size needs a new base backup (see the README).
     "wal_level = replica",
     "max_wal_senders = 10",
     "max_replication_slots = 10",
+    `wal_keep_size = ${walKeepMiB(storageBytes)}MB`,
     "hot_standby = on",
     "log_destination = 'stderr'",
     "",
   ].join("\n");
 }
 
-// Password authentication everywhere, including the local socket: never trust, never md5.
+// Password authentication everywhere, including the local socket: never trust, never md5. Only the
+// replication role may open replication connections.
 const PG_HBA = [
-  "# TYPE  DATABASE     USER  ADDRESS    METHOD",
-  "local   all          all              scram-sha-256",
-  "host    all          all   0.0.0.0/0  scram-sha-256",
-  "host    all          all   ::/0       scram-sha-256",
-  "host    replication  all   0.0.0.0/0  scram-sha-256",
-  "host    replication  all   ::/0       scram-sha-256",
+  "# TYPE  DATABASE     USER        ADDRESS    METHOD",
+  "local   all          all                    scram-sha-256",
+  "host    all          all         0.0.0.0/0  scram-sha-256",
+  "host    all          all         ::/0       scram-sha-256",
+  `host    replication  ${REPLICATION_USER}  0.0.0.0/0  scram-sha-256`,
+  `host    replication  ${REPLICATION_USER}  ::/0       scram-sha-256`,
   "",
 ].join("\n");
+
+const BOOTSTRAP_SCRIPT = "bootstrap-standby.sh";
 
 const PG_ISREADY = ["sh", "-c", 'exec pg_isready -U "$POSTGRES_USER" -h 127.0.0.1 -p 5432'];
 
@@ -66,6 +80,7 @@ export const postgresql: EngineProfile = {
       env: [{ name: "PGDATA", value: "/var/lib/postgresql/data/pgdata" }],
     };
   },
+  command: undefined,
   args: [
     "postgres",
     "-c",
@@ -75,6 +90,26 @@ export const postgresql: EngineProfile = {
   ],
   configMountPath: CONFIG_DIR,
   configFiles: (tuning) => ({ "pg_hba.conf": PG_HBA, "postgresql.conf": postgresqlConf(tuning) }),
+  scripts: { [BOOTSTRAP_SCRIPT]: BOOTSTRAP_STANDBY },
+  // Every pod runs the bootstrap; on pod 0 and on a standby that has its data it does nothing. The server
+  // command stays the image's: a standby is a data directory with standby.signal and primary_conninfo.
+  replication: (context) => ({
+    env: [
+      { name: "PRIMARY_HOST", value: context.primaryService },
+      { name: "PRIMARY_PORT", value: "5432" },
+      { name: "REPLICATION_USER", value: REPLICATION_USER },
+      secretEnv("REPLICATION_PASSWORD", context.secretName, "replication-password"),
+    ],
+    initContainers: [
+      {
+        name: "bootstrap-standby",
+        command: ["bash", `${SCRIPTS_DIR}/${BOOTSTRAP_SCRIPT}`],
+        volumeMounts: [],
+      },
+    ],
+    volumes: [],
+    volumeMounts: [],
+  }),
   serverEnv: (secret) => [
     secretEnv("POSTGRES_USER", secret, "username"),
     secretEnv("POSTGRES_PASSWORD", secret, "password"),
@@ -82,6 +117,8 @@ export const postgresql: EngineProfile = {
   ],
   readinessProbe: () => execProbe(PG_ISREADY, READINESS_TIMING),
   livenessProbe: () => execProbe(PG_ISREADY, LIVENESS_TIMING),
+  // pg_isready answers on a hot standby once it is consistent, so readiness serves startup too.
+  startupProbe: () => undefined,
   credentials: {
     username: "app",
     database: "app",
