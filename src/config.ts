@@ -12,6 +12,16 @@ export interface Config {
   readonly shutdownDelaySeconds: number;
   /** After SIGTERM: the process exits by then, whatever is still in flight. */
   readonly shutdownTimeoutSeconds: number;
+  /** HTTPS for the admission and conversion webhooks, when a key pair is configured. */
+  readonly tls: TlsConfig | undefined;
+}
+
+export interface TlsConfig {
+  readonly certFile: string;
+  readonly keyFile: string;
+  readonly port: number;
+  /** How often the files are checked for a rotated pair. */
+  readonly reloadSeconds: number;
 }
 
 export class ConfigError extends Error {}
@@ -51,6 +61,21 @@ function credentialsKey(env: Env): Uint8Array | undefined {
   return new Uint8Array(key);
 }
 
+function tls(env: Env): TlsConfig | undefined {
+  const certFile = env.DBHOOKS_TLS_CERT_FILE || undefined;
+  const keyFile = env.DBHOOKS_TLS_KEY_FILE || undefined;
+  if (!certFile && !keyFile) return undefined;
+  if (!certFile || !keyFile) {
+    throw new ConfigError("DBHOOKS_TLS_CERT_FILE and DBHOOKS_TLS_KEY_FILE: set both, or neither");
+  }
+  return {
+    certFile,
+    keyFile,
+    port: integer(env, "DBHOOKS_TLS_PORT", 8443, [0, 65535]),
+    reloadSeconds: integer(env, "DBHOOKS_TLS_RELOAD_SECONDS", 5, [1, 3600]),
+  };
+}
+
 export function loadConfig(env: Env): Config {
   const shutdownTimeoutSeconds = integer(env, "DBHOOKS_SHUTDOWN_TIMEOUT_SECONDS", 25, [1, 3600]);
   const config: Config = {
@@ -62,6 +87,7 @@ export function loadConfig(env: Env): Config {
     finalBackupTimeoutSeconds: integer(env, "DBHOOKS_FINAL_BACKUP_TIMEOUT_SECONDS", 600, [0, 86400]),
     shutdownDelaySeconds: integer(env, "DBHOOKS_SHUTDOWN_DELAY_SECONDS", 5, [0, 3600]),
     shutdownTimeoutSeconds,
+    tls: tls(env),
   };
   if (config.shutdownDelaySeconds >= config.shutdownTimeoutSeconds) {
     throw new ConfigError(

@@ -1,11 +1,12 @@
 // The only impure edge: environment -> config, logger, listening socket, signals.
 import { randomBytes } from "node:crypto";
-import { createServer } from "node:http";
 import { pino } from "pino";
 import { collectDefaultMetrics } from "prom-client";
 import { ConfigError, loadConfig } from "./config.js";
 import { createApp } from "./http/app.js";
 import { createMetrics } from "./http/metrics.js";
+import { createHttpServer } from "./http/server.js";
+import { serveTls } from "./http/tls.js";
 import { loadResources } from "./resources/registry.js";
 
 function main(): void {
@@ -43,29 +44,34 @@ function main(): void {
     context: { credentialsKey, finalBackupTimeoutSeconds: config.finalBackupTimeoutSeconds },
     isReady: () => ready,
   });
-  const server = createServer(app);
-  // A slow or stuck client cannot hold a socket forever; Metacontroller's default hook timeout is 10 s.
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 30_000;
-  server.keepAliveTimeout = 65_000;
+  // A slow or stuck client cannot hold a socket forever: see SERVER_TIMEOUTS.
+  const server = createHttpServer(app);
 
   server.listen(config.port, config.host, () => {
     const address = server.address();
     const port = typeof address === "object" && address ? address.port : config.port;
     logger.info({ port }, "dbhooks listening");
   });
+  // The admission and conversion webhooks: the API server calls them over TLS only.
+  const https = config.tls ? serveTls(app, { ...config.tls, host: config.host }, logger) : undefined;
 
   const shutdown = (signal: string) => {
     if (!ready) return;
     ready = false;
     logger.info({ signal }, "shutting down: /readyz now answers 503");
-    setTimeout(() => process.exit(1), config.shutdownTimeoutSeconds * 1000).unref();
     setTimeout(() => {
+      logger.warn("shutdown deadline passed with requests still in flight: exiting");
+      process.exit(1);
+    }, config.shutdownTimeoutSeconds * 1000).unref();
+    setTimeout(() => {
+      https?.close();
       server.close(() => {
         logger.info("all connections closed");
         process.exit(0);
       });
-      server.closeIdleConnections();
+      // A keep-alive connection whose request was in flight at close() turns idle only later; answers
+      // sent now say Connection: close (createApp), and this closes what a client still keeps open.
+      setInterval(() => server.closeIdleConnections(), 100).unref();
     }, config.shutdownDelaySeconds * 1000).unref();
   };
   process.on("SIGTERM", () => shutdown("SIGTERM"));

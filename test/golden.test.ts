@@ -29,6 +29,12 @@ describe("golden fixtures", () => {
       "database/finalize-waiting",
       "database/finalize-done",
       "database/v2-child-keys",
+      "webservice/new",
+      "webservice/with-database",
+      "webservice/with-ingress",
+      "webservice/running",
+      "webservice/invalid-spec-existing-children",
+      "webservice/v2-child-keys",
     ]) {
       expect(names).toContain(required);
     }

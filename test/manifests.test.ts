@@ -1,6 +1,6 @@
 // Every manifest parses, and the manifests agree with the code: hook paths are routes the app serves, the
 // CompositeController's children are exactly the kinds the hooks emit, the CRD is the one the code reads.
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
@@ -10,6 +10,8 @@ import { loadDatabaseSchema } from "../src/resources/database/index.js";
 import { API_GROUP, KIND } from "../src/resources/database/names.js";
 import { parseDatabase } from "../src/resources/database/spec.js";
 import { loadResources } from "../src/resources/registry.js";
+import { loadWebServiceSchema } from "../src/resources/webservice/index.js";
+import { parseWebService } from "../src/resources/webservice/spec.js";
 import { testApp } from "./support/app.js";
 import type { Loose } from "./support/database.js";
 
@@ -28,11 +30,38 @@ const files = yamlFiles(MANIFESTS).sort();
 const documents = files.flatMap((file) =>
   parseAllDocuments(readFileSync(file, "utf8")).map((doc) => ({ file: relative(MANIFESTS, file), doc })),
 );
+const isKustomization = (file: string) => file.endsWith("kustomization.yaml");
 const objects = documents
-  .filter(({ file }) => file !== "kustomization.yaml")
+  .filter(({ file }) => !isKustomization(file))
   .map(({ file, doc }) => ({ file, object: doc.toJS() as Loose }));
+
+/** Every file a kustomization folder builds from, following the folders it lists (as kustomize does). */
+function kustomized(dir: string): string[] {
+  const kustomization = parseAllDocuments(
+    readFileSync(join(MANIFESTS, dir, "kustomization.yaml"), "utf8"),
+  )[0]?.toJS() as {
+    resources: string[];
+  };
+  return kustomization.resources.flatMap((entry) => {
+    const path = relative(MANIFESTS, join(MANIFESTS, dir, entry));
+    expect(existsSync(join(MANIFESTS, path)), `${dir}/kustomization.yaml lists ${entry}`).toBe(true);
+    return statSync(join(MANIFESTS, path)).isDirectory() ? kustomized(path) : [path];
+  });
+}
 const ofKind = (kind: string) => objects.filter((o) => o.object.kind === kind).map((o) => o.object);
 const resources = loadResources();
+/** The update strategies that matter, per resource: what must follow the spec, what must never change. */
+const UPDATE_METHODS: Record<string, Record<string, string>> = {
+  database: {
+    secrets: "OnDelete",
+    statefulsets: "InPlace",
+    services: "InPlace",
+    configmaps: "InPlace",
+    cronjobs: "InPlace",
+    poddisruptionbudgets: "InPlace",
+  },
+  webservice: { deployments: "InPlace", services: "InPlace", ingresses: "InPlace" },
+};
 
 describe("manifests/", () => {
   it("holds only valid YAML documents, each a named Kubernetes object", () => {
@@ -45,15 +74,19 @@ describe("manifests/", () => {
     }
   });
 
-  it("lists every file but the examples in kustomization.yaml, and only files that exist", () => {
-    const kustomization = documents.find((d) => d.file === "kustomization.yaml")?.doc.toJS() as {
-      resources: string[];
-    };
-    const listed = [...kustomization.resources].sort();
+  it("builds every file but the examples from manifests/ or its cert-manager overlay, and only files that exist", () => {
+    const base = kustomized(".");
+    const overlay = kustomized("overlays/cert-manager");
+    // The overlay is the base plus the webhooks and their certificate.
+    expect(overlay).toEqual(expect.arrayContaining(base));
+    expect(overlay.filter((f) => !base.includes(f)).sort()).toEqual([
+      "overlays/cert-manager/certificate.yaml",
+      "webhooks/database.yaml",
+    ]);
     const present = files
       .map((f) => relative(MANIFESTS, f))
-      .filter((f) => f !== "kustomization.yaml" && !f.startsWith("examples/"));
-    expect(listed).toEqual(present.sort());
+      .filter((f) => !isKustomization(f) && !f.startsWith("examples/"));
+    expect([...new Set(overlay)].sort()).toEqual(present.sort());
   });
 
   it("has a CRD per resource whose group, kind and storage version are the code's", () => {
@@ -81,6 +114,18 @@ describe("manifests/", () => {
       "Phase",
       "Age",
     ]);
+    const webService = crds.find((c) => c.spec.names.kind === "WebService");
+    expect(webService?.spec.names.shortNames).toEqual(["ws"]);
+    expect(webService?.spec.names.categories).toEqual(["all", "dbhooks"]);
+    const webStorage = webService?.spec.versions.find((v: Loose) => v.storage);
+    expect(webStorage?.subresources).toEqual({
+      status: {},
+      scale: {
+        specReplicasPath: ".spec.replicas",
+        statusReplicasPath: ".status.availableReplicas",
+        labelSelectorPath: ".status.selector",
+      },
+    });
   });
 
   describe.each(resources.map((r) => [r.name, r] as const))(
@@ -109,11 +154,8 @@ describe("manifests/", () => {
             rule.updateStrategy?.method,
           );
         const method = (r: string) => rules.find((rule) => rule.resource === r)?.updateStrategy.method;
-        if (resource.name === "database") {
-          expect(method("secrets")).toBe("OnDelete");
-          for (const r of ["statefulsets", "services", "configmaps", "cronjobs", "poddisruptionbudgets"])
-            expect(method(r)).toBe("InPlace");
-        }
+        for (const [r, expected] of Object.entries(UPDATE_METHODS[resource.name] ?? {}))
+          expect(method(r), r).toBe(expected);
       });
 
       it("points its hooks at routes the app serves, through the dbhooks Service, with a timeout", async () => {
@@ -187,7 +229,9 @@ describe("manifests/", () => {
 
   it("ships examples that are valid Databases: postgres single and replicated, mysql, mongodb", () => {
     const schema = loadDatabaseSchema();
-    const examples = objects.filter((o) => o.file.startsWith("examples/")).map((o) => o.object);
+    const examples = objects
+      .filter((o) => o.file.startsWith("examples/") && o.object.kind === "Database")
+      .map((o) => o.object);
     expect(examples.map((e) => `${e.spec.engine}/${e.spec.replicas ?? 1}`).sort()).toEqual([
       "mongodb/1",
       "mysql/1",
@@ -198,5 +242,16 @@ describe("manifests/", () => {
       const parsed = parseDatabase(example, schema);
       expect(parsed.ok ? [] : parsed.errors, example.metadata.name).toEqual([]);
     }
+  });
+
+  it("ships a valid WebService example wired to the orders Database example", () => {
+    const schema = loadWebServiceSchema();
+    const examples = objects.filter((o) => o.file.startsWith("examples/") && o.object.kind === "WebService");
+    expect(examples.map((e) => e.file)).toEqual(["examples/webservice.yaml"]);
+    const example = examples[0]?.object as Loose;
+    const parsed = parseWebService(example, schema);
+    expect(parsed.ok ? [] : parsed.errors).toEqual([]);
+    expect(example.spec.databaseRef.name).toBe("orders");
+    expect(ofKind("Database").map((d) => d.metadata.name)).toContain("orders");
   });
 });

@@ -21,12 +21,14 @@ source "${SCRIPT_DIR}/versions.env"
 
 : "${KUBERNETES_VERSION:?KUBERNETES_VERSION must be set in versions.env}"
 : "${ETCD_VERSION:?ETCD_VERSION must be set in versions.env}"
+: "${KUSTOMIZE_VERSION:?KUSTOMIZE_VERSION must be set in versions.env}"
 
 CACHE_ROOT="${DBHOOKS_CONTROL_PLANE_DIR:-${XDG_CACHE_HOME:-${HOME}/.cache}/dbhooks/control-plane}"
 APISERVER_DIR="${CACHE_ROOT}/kube-apiserver-${KUBERNETES_VERSION}"
 CONTROLLER_MANAGER_DIR="${CACHE_ROOT}/kube-controller-manager-${KUBERNETES_VERSION}"
 ETCD_DIR="${CACHE_ROOT}/etcd-${ETCD_VERSION}"
-BIN_DIR="${CACHE_ROOT}/bin-${KUBERNETES_VERSION}-etcd-${ETCD_VERSION}"
+KUSTOMIZE_DIR="${CACHE_ROOT}/kustomize-${KUSTOMIZE_VERSION}"
+BIN_DIR="${CACHE_ROOT}/bin-${KUBERNETES_VERSION}-etcd-${ETCD_VERSION}-kustomize-${KUSTOMIZE_VERSION}"
 
 log() {
   printf '[control-plane] %s\n' "$*" >&2
@@ -38,7 +40,7 @@ die() {
 }
 
 ready() {
-  [[ -x "${BIN_DIR}/kube-apiserver" && -x "${BIN_DIR}/kube-controller-manager" && -x "${BIN_DIR}/etcd" ]]
+  [[ -x "${BIN_DIR}/kube-apiserver" && -x "${BIN_DIR}/kube-controller-manager" && -x "${BIN_DIR}/etcd" && -x "${BIN_DIR}/kustomize" ]]
 }
 
 ensure_openssl() {
@@ -145,6 +147,21 @@ build_etcd() {
   log "etcd built in $((SECONDS - started))s"
 }
 
+build_kustomize() {
+  if [[ -x "${KUSTOMIZE_DIR}/kustomize" ]]; then
+    return 0
+  fi
+  local started=${SECONDS} work
+  log "building kustomize ${KUSTOMIZE_VERSION}"
+  new_tmp_dir "kustomize-${KUSTOMIZE_VERSION}"
+  work="${NEW_TMP}"
+  mkdir -p "${work}/out"
+  (cd "${work}" && GOBIN="${work}/out" go install "sigs.k8s.io/kustomize/kustomize/v5@${KUSTOMIZE_VERSION}" >&2)
+  "${work}/out/kustomize" version >&2
+  install_dir "${work}/out" "${KUSTOMIZE_DIR}"
+  log "kustomize built in $((SECONDS - started))s"
+}
+
 # build_kube_binary NAME DIR: k8s.io/kubernetes/cmd/NAME into DIR/NAME.
 build_kube_binary() {
   local name="$1" dir="$2"
@@ -209,6 +226,7 @@ build_etcd
 build_kube_binary kube-apiserver "${APISERVER_DIR}"
 # Shares the Go build cache with kube-apiserver, so it compiles in a fraction of the time.
 build_kube_binary kube-controller-manager "${CONTROLLER_MANAGER_DIR}"
+build_kustomize
 
 # The bin folder holds links to the two binaries of this pair of versions.
 new_tmp_dir bin
@@ -216,6 +234,7 @@ bin_tmp="${NEW_TMP}"
 ln -s "${ETCD_DIR}/etcd" "${bin_tmp}/etcd"
 ln -s "${APISERVER_DIR}/kube-apiserver" "${bin_tmp}/kube-apiserver"
 ln -s "${CONTROLLER_MANAGER_DIR}/kube-controller-manager" "${bin_tmp}/kube-controller-manager"
+ln -s "${KUSTOMIZE_DIR}/kustomize" "${bin_tmp}/kustomize"
 chmod 755 "${bin_tmp}"
 install_dir "${bin_tmp}" "${BIN_DIR}"
 ready || die "binaries missing in ${BIN_DIR} after the build"

@@ -7,9 +7,10 @@ import { render } from "./render.js";
 
 const USAGE = `usage: dbhooks render [--status] <file.yaml|->...
 
-Prints the children the sync hook would create for each Database in the files (multi-document YAML or
-JSON; - reads stdin), as YAML for kubectl apply -f -. --status also prints the computed status as comments.
-Initial passwords derive from DBHOOKS_CREDENTIALS_KEY, as in the service; without it they are throwaway.`;
+Prints the children the sync hook would create for each Database or WebService in the files
+(multi-document YAML or JSON; - reads stdin), as YAML for kubectl apply -f -. --status also prints the
+computed status as comments. Initial passwords derive from DBHOOKS_CREDENTIALS_KEY, as in the service;
+without it they are throwaway.`;
 
 type Arguments = { files: string[]; withStatus: boolean } | { exit: number; message?: string };
 

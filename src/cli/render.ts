@@ -1,5 +1,6 @@
-// `dbhooks render`: Database manifests in, the children the sync hook would create out, as YAML that
-// `kubectl apply -f -` accepts. Pure: the same sync function as the hook, with nothing observed.
+// `dbhooks render`: manifests of the served kinds (Database, WebService) in, the children the sync hook
+// would create out, as YAML that `kubectl apply -f -` accepts. Pure: the same sync function as the hook,
+// with nothing observed.
 import { type Document, parseAllDocuments, stringify } from "yaml";
 import { isRecord } from "../metacontroller/observed.js";
 import type { HookContext, ParentObject } from "../metacontroller/types.js";
@@ -49,6 +50,19 @@ function statusComment(parent: ParentObject, status: Record<string, unknown>): s
   return [`# ${id}: computed with nothing observed yet`, ...body].join("\n");
 }
 
+/**
+ * Why the hook refused the parent, if it did: phase Failed with a message (Database), or any condition
+ * with reason InvalidSpec (a resource with conditions only, such as WebService).
+ */
+function refusal(status: Record<string, unknown>): string | undefined {
+  if (status.phase === "Failed") return String(status.message);
+  const conditions = Array.isArray(status.conditions) ? status.conditions : [];
+  const invalid = conditions.find((c) => isRecord(c) && c.reason === "InvalidSpec") as
+    | Record<string, unknown>
+    | undefined;
+  return invalid ? String(invalid.message) : undefined;
+}
+
 /** The YAML documents for one parent, or the error that stops it. */
 function renderParent(parsed: ParentObject, input: RenderInput): string[] | string {
   const resource = input.resources.find((r) => r.crd.kind === parsed.kind);
@@ -61,7 +75,8 @@ function renderParent(parsed: ParentObject, input: RenderInput): string[] | stri
     metadata: { ...parsed.metadata, namespace: parsed.metadata?.namespace || "default" },
   };
   const answer = resource.sync({ parent, children: {} }, input.context);
-  if (answer.status.phase === "Failed") return `${label}: ${String(answer.status.message)}`;
+  const refused = refusal(answer.status);
+  if (refused !== undefined) return `${label}: ${refused}`;
   const children = answer.children.map((child) => stringify(child, YAML_OPTIONS).trimEnd());
   // Comments ride on the first child's document, so the output stays one object per document.
   if (input.withStatus) children[0] = `${statusComment(parent, answer.status)}\n${children[0] ?? ""}`;

@@ -1,6 +1,7 @@
 // Errors -> HTTP. A client's mistake is a 4xx with a JSON body that says what is wrong; anything else is a
 // 500 with no detail (the stack goes to the log, never to the caller).
-import type { ErrorRequestHandler, Response } from "express";
+import type { ServerResponse } from "node:http";
+import type { ErrorRequestHandler } from "express";
 import type { Logger } from "pino";
 
 export class HttpError extends Error {
@@ -12,8 +13,17 @@ export class HttpError extends Error {
   }
 }
 
-export function sendError(res: Response, status: number, message: string): void {
-  res.status(status).json({ error: message });
+/** A JSON answer, written with node:http alone (hook routes do not go through Express's response). */
+export function sendJson(res: ServerResponse, status: number, text: string): void {
+  res.writeHead(status, {
+    "Content-Type": "application/json; charset=utf-8",
+    "Content-Length": Buffer.byteLength(text),
+  });
+  res.end(text);
+}
+
+export function sendError(res: ServerResponse, status: number, message: string): void {
+  sendJson(res, status, JSON.stringify({ error: message }));
 }
 
 /** body-parser's errors carry a 4xx `status` and a `type` such as entity.parse.failed. */

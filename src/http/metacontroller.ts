@@ -1,11 +1,13 @@
 // The sync/finalize adapter: decode a hook request, call the resource's pure hook, encode the answer.
-import type { RequestHandler } from "express";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import { isRecord } from "../metacontroller/observed.js";
 import type { ChildrenMap, HookContext, HookRequest, HookResponse } from "../metacontroller/types.js";
 import type { Hook, Resource } from "../resources/resource.js";
-import { HttpError } from "./errors.js";
+import { checkHeaders, nestsDeeperThan, parseJson, readBody } from "./body.js";
+import { HttpError, sendError, sendJson } from "./errors.js";
 import type { Metrics } from "./metrics.js";
+import { childShapeProblem, parentShapeProblem } from "./shape.js";
 
 export interface HookDeps {
   readonly logger: Logger;
@@ -14,20 +16,22 @@ export interface HookDeps {
   readonly context: Omit<HookContext, "now">;
 }
 
+function decodeGroup(key: string, group: unknown): void {
+  if (!isRecord(group))
+    throw new HttpError(400, `children[${JSON.stringify(key)}]: must be an object of objects`);
+  for (const name of Object.keys(group)) {
+    const where = () => `children[${JSON.stringify(key)}][${JSON.stringify(name)}]`;
+    const child = group[name];
+    if (!isRecord(child)) throw new HttpError(400, `${where()}: must be an object`);
+    const problem = childShapeProblem(key, child, where);
+    if (problem) throw new HttpError(400, problem);
+  }
+}
+
 function decodeChildren(value: unknown): ChildrenMap {
   if (value === undefined || value === null) return {};
   if (!isRecord(value)) throw new HttpError(400, "children: must be an object keyed by <Kind>.<apiVersion>");
-  for (const [key, group] of Object.entries(value)) {
-    if (!isRecord(group))
-      throw new HttpError(400, `children[${JSON.stringify(key)}]: must be an object of objects`);
-    for (const [name, child] of Object.entries(group)) {
-      if (!isRecord(child))
-        throw new HttpError(
-          400,
-          `children[${JSON.stringify(key)}][${JSON.stringify(name)}]: must be an object`,
-        );
-    }
-  }
+  for (const key of Object.keys(value)) decodeGroup(key, value[key]);
   return value as ChildrenMap;
 }
 
@@ -51,6 +55,8 @@ export function decodeHookRequest(body: unknown, resource: Resource): HookReques
       `parent.kind: Unsupported value: ${JSON.stringify(parent.kind)}: this route serves ${resource.crd.kind}`,
     );
   }
+  const problem = parentShapeProblem(parent);
+  if (problem) throw new HttpError(400, problem);
   if (body.finalizing !== undefined && typeof body.finalizing !== "boolean") {
     throw new HttpError(400, "finalizing: must be a boolean");
   }
@@ -65,38 +71,101 @@ function phaseOf(status: unknown): unknown {
   return isRecord(status) ? status.phase : undefined;
 }
 
+/** Deeper than this, JSON.stringify or structuredClone may overflow the stack: such a request gets a 400. */
+export const MAX_NESTING_DEPTH = 1000;
+
+/** A plain node:http handler (also mounted in Express): the hook routes are the hot path. */
+export type HookListener = (req: IncomingMessage, res: ServerResponse) => void;
+
+interface Answer {
+  readonly status: number;
+  readonly text: string;
+}
+
+interface Labels {
+  readonly resource: string;
+  readonly hook: "sync" | "finalize";
+}
+
+function logPhaseChange(request: HookRequest, response: HookResponse, labels: Labels, logger: Logger) {
+  const phase = response.status.phase;
+  // Log what changed, not every call: the hook sits in every reconcile of every parent.
+  if (phase === phaseOf(request.parent.status) && !response.finalized) return;
+  logger.info(
+    {
+      resource: labels.resource,
+      namespace: request.parent.metadata?.namespace,
+      name: request.parent.metadata?.name,
+      hook: labels.hook,
+      phase,
+      finalized: response.finalized,
+    },
+    `phase ${String(phase)}: ${String(response.status.message ?? "")}`,
+  );
+}
+
+/** Decode, run the hook, encode: any error becomes an answer here, none escapes. */
+function answer(body: unknown, hook: Hook, resource: Resource, deps: HookDeps & { labels: Labels }): Answer {
+  try {
+    const request = decodeHookRequest(body, resource);
+    const response = hook(request, { ...deps.context, now: deps.clock() });
+    const text = JSON.stringify(response);
+    logPhaseChange(request, response, deps.labels, deps.logger);
+    return { status: 200, text };
+  } catch (error) {
+    // A stack overflow on a pathologically nested request is the client's doing; anywhere else it is ours.
+    const tooDeep = error instanceof RangeError && nestsDeeperThan(body, MAX_NESTING_DEPTH);
+    const known = tooDeep
+      ? new HttpError(400, `request body nests deeper than ${MAX_NESTING_DEPTH} levels`)
+      : error;
+    if (known instanceof HttpError) {
+      deps.logger.debug({ ...deps.labels, status: known.status }, known.message);
+      return { status: known.status, text: JSON.stringify({ error: known.message }) };
+    }
+    deps.logger.error({ err: error, ...deps.labels }, "unhandled error");
+    return { status: 500, text: JSON.stringify({ error: "internal error" }) };
+  }
+}
+
+function refuse(res: ServerResponse, error: HttpError, deps: HookDeps & { labels: Labels }): void {
+  deps.logger.debug({ ...deps.labels, status: error.status }, error.message);
+  // An unread body is read and dropped by node:http after the answer (bounded by the request timeout):
+  // closing the socket instead could reset it under a client still sending, which then sees no answer.
+  sendError(res, error.status, error.message);
+}
+
 export function hookHandler(
   resource: Resource,
   hookName: "sync" | "finalize",
   hook: Hook,
-  deps: HookDeps,
-): RequestHandler {
+  deps: HookDeps & { readonly bodyLimitBytes: number },
+): HookListener {
+  const labels: Labels = { resource: resource.name, hook: hookName };
+  const scoped = { ...deps, labels };
   return (req, res) => {
     const started = process.hrtime.bigint();
-    const done = (code: number) =>
+    res.once("finish", () =>
       deps.metrics.observe(
-        { resource: resource.name, hook: hookName, code },
+        { ...labels, code: res.statusCode },
         Number(process.hrtime.bigint() - started) / 1e9,
-      );
-    res.once("finish", () => done(res.statusCode));
-    if (!req.is("application/json")) throw new HttpError(415, "Content-Type must be application/json");
-    const request = decodeHookRequest(req.body, resource);
-    const response: HookResponse = hook(request, { ...deps.context, now: deps.clock() });
-    const phase = response.status.phase;
-    // Log what changed, not every call: the hook sits in every reconcile of every parent.
-    if (phase !== phaseOf(request.parent.status) || response.finalized) {
-      deps.logger.info(
-        {
-          resource: resource.name,
-          namespace: request.parent.metadata?.namespace,
-          name: request.parent.metadata?.name,
-          hook: hookName,
-          phase,
-          finalized: response.finalized,
-        },
-        `phase ${String(phase)}: ${String(response.status.message ?? "")}`,
-      );
+      ),
+    );
+    try {
+      checkHeaders(req, deps.bodyLimitBytes);
+    } catch (error) {
+      refuse(res, error as HttpError, scoped);
+      return;
     }
-    res.json(response);
+    readBody(req, deps.bodyLimitBytes, (error, raw) => {
+      if (error) return refuse(res, error, scoped);
+      let body: unknown;
+      try {
+        body = parseJson(raw);
+      } catch (parseError) {
+        return refuse(res, parseError as HttpError, scoped);
+      }
+      const { status, text } = answer(body, hook, resource, scoped);
+      sendJson(res, status, text);
+    });
   };
 }

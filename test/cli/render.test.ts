@@ -6,6 +6,7 @@ import { join } from "node:path";
 import request from "supertest";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parse, parseAllDocuments, stringify } from "yaml";
+import { loadResources } from "../../src/resources/registry.js";
 import { testApp } from "../support/app.js";
 import { FIXTURE_CREDENTIALS_KEY } from "../support/fixtures.js";
 
@@ -15,6 +16,8 @@ const examples = readdirSync(EXAMPLES)
   .filter((f) => f.endsWith(".yaml"))
   .sort()
   .map((f) => join(EXAMPLES, f));
+/** The route segment of each served kind: Database -> database. */
+const routeOf = new Map(loadResources().map((r) => [r.crd.kind, r.name]));
 
 function dbhooks(args: string[], input?: string) {
   const result = spawnSync(process.execPath, [join(ROOT, "bin/dbhooks.js"), ...args], {
@@ -42,7 +45,7 @@ describe("dbhooks render", () => {
     for (const file of examples) {
       const parent = parse(readFileSync(file, "utf8"));
       const answer = await request(app)
-        .post("/database/sync")
+        .post(`/${routeOf.get(parent.kind)}/sync`)
         .set("Content-Type", "application/json")
         .send({ parent, children: {} });
       expect(answer.status).toBe(200);
@@ -68,7 +71,7 @@ describe("dbhooks render", () => {
     expect(parseAllDocuments(rendered.stdout).map((d) => d.toJS().kind)).toContain("StatefulSet");
   });
 
-  it("fails with the hook's message and exit code 1 on an invalid Database", () => {
+  it("fails with the hook's message and exit code 1 on an invalid Database or WebService", () => {
     const dir = mkdtempSync(join(tmpdir(), "dbhooks-render-"));
     const file = join(dir, "bad.yaml");
     writeFileSync(
@@ -79,6 +82,12 @@ describe("dbhooks render", () => {
     expect(rendered.status).toBe(1);
     expect(rendered.stderr).toContain("spec.replicas: Invalid value: must be <= 7");
     expect(rendered.stdout).toBe("");
+    const webService = dbhooks(
+      ["render", "-"],
+      "apiVersion: dbhooks.io/v1alpha1\nkind: WebService\nmetadata:\n  name: web\nspec:\n  image: nginx\n  replicas: 0\n",
+    );
+    expect(webService.status).toBe(1);
+    expect(webService.stderr).toContain("WebService web: spec.replicas: Invalid value: must be >= 1");
   });
 
   it("refuses other kinds, bad YAML, missing files and unknown options", () => {

@@ -46,11 +46,22 @@ describe("manifests/ against a real API server", () => {
     expect(live.status.acceptedNames.shortNames).toEqual(["db"]);
   });
 
-  it("accepts the CompositeController against Metacontroller's documented schema", async () => {
+  it("accepts the WebService CRD as structural, with its short name and scale subresource", async () => {
+    const [crd] = manifest("manifests/crds/webservice.yaml");
+    await kube.create(crd as Obj);
+    const live = await established("webservices.dbhooks.io");
+    expect((live.status.conditions as Obj[]).find((c) => c.type === "NonStructuralSchema")).toBeUndefined();
+    expect(live.status.acceptedNames.shortNames).toEqual(["ws"]);
+  });
+
+  it("accepts the CompositeControllers against Metacontroller's documented schema", async () => {
     for (const crd of manifest("test/e2e/fixtures/metacontroller-crds.yaml")) await kube.create(crd);
     await established("compositecontrollers.metacontroller.k8s.io");
     kube.forgetDiscovery();
-    for (const controller of manifest("manifests/controllers/database.yaml")) {
+    const controllers = ["database", "webservice"].flatMap((r) =>
+      manifest(`manifests/controllers/${r}.yaml`),
+    );
+    for (const controller of controllers) {
       await kube.create(controller, { dryRun: true });
       const created = await kube.create(controller);
       expect(created.spec.childResources).toEqual(controller.spec.childResources);
@@ -113,5 +124,42 @@ describe("the Database CRD does its job", () => {
       spec,
     });
     expect(message).toContain(field);
+  });
+});
+
+describe("the WebService CRD does its job", () => {
+  const base = { image: "ghcr.io/acme/storefront:1.4.2" };
+  const webService = (name: string, spec: unknown) => ({
+    apiVersion: "dbhooks.io/v1alpha1",
+    kind: "WebService",
+    metadata: { name, namespace: "crd-checks" },
+    spec,
+  });
+
+  it("accepts examples/webservice.yaml and fills the schema's defaults", async () => {
+    const [example] = manifest("manifests/examples/webservice.yaml") as Obj[];
+    const created = await kube.create({
+      ...example,
+      metadata: { ...example?.metadata, namespace: "crd-checks" },
+    });
+    expect(created.spec).toMatchObject({ replicas: 3, port: 8080, ingress: { enabled: true, tls: true } });
+    const minimal = await kube.create(webService("minimal", base));
+    expect(minimal.spec).toEqual({
+      ...base,
+      replicas: 3,
+      port: 8080,
+      ingress: { enabled: false, tls: true },
+    });
+  });
+
+  it.each([
+    ["no image", {}, "spec.image"],
+    ["replicas 0", { ...base, replicas: 0 }, "spec.replicas"],
+    ["replicas 101", { ...base, replicas: 101 }, "spec.replicas"],
+    ["bad cpu", { ...base, resources: { limits: { cpu: "0.5" } } }, "spec.resources.limits.cpu"],
+    ["bad host", { ...base, ingress: { enabled: true, host: "Shop.io" } }, "spec.ingress.host"],
+    ["duplicate env", { ...base, env: [{ name: "A" }, { name: "A" }] }, "spec.env[1]"],
+  ])("refuses %s, naming the field", async (_case, spec, field) => {
+    expect(await refusal(webService("invalid", spec))).toContain(field);
   });
 });

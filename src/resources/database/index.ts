@@ -1,5 +1,7 @@
 import { type CompiledSchema, compileSchema, readCrd } from "../../schema/crd.js";
 import type { Resource } from "../resource.js";
+import { mutateDatabase, validateDatabase } from "./admission.js";
+import { convertDatabase } from "./conversion.js";
 import { finalizeDatabase } from "./finalize.js";
 import { CHILD_KINDS } from "./kinds.js";
 import { syncDatabase } from "./sync.js";
@@ -18,5 +20,10 @@ export function databaseResource(schema: CompiledSchema = loadDatabaseSchema()):
     childKinds: Object.values(CHILD_KINDS),
     sync: (request, context) => syncDatabase(schema, request, context),
     finalize: (request, context) => finalizeDatabase(schema, request, context),
+    admission: {
+      validate: (object, oldObject) => validateDatabase(schema, object, oldObject),
+      mutate: (object) => mutateDatabase(schema, object),
+    },
+    convert: convertDatabase,
   };
 }

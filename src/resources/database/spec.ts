@@ -2,7 +2,11 @@
 // plus the checks a schema cannot express (name lengths, supported versions, cron field ranges).
 
 import { isRecord } from "../../metacontroller/observed.js";
+import { parentIdentity } from "../../metacontroller/parent.js";
 import type { ParentObject } from "../../metacontroller/types.js";
+
+export { parentIdentity } from "../../metacontroller/parent.js";
+
 import type { CompiledSchema } from "../../schema/crd.js";
 import { invalidCronSchedule } from "./cron.js";
 import { profileFor } from "./engines/index.js";
@@ -38,35 +42,22 @@ export interface Database {
 
 export type ParseResult = { ok: true; database: Database } | { ok: false; errors: readonly string[] };
 
-/** The identity of a parent, readable even when its spec is not. */
-export interface ParentIdentity {
-  readonly name: string;
-  readonly namespace: string;
-  readonly uid: string;
-  readonly generation: number;
-  readonly deletionTimestamp: string | undefined;
-}
-
-export function parentIdentity(parent: ParentObject): ParentIdentity {
-  const metadata = parent.metadata ?? {};
-  return {
-    name: String(metadata.name ?? ""),
-    namespace:
-      typeof metadata.namespace === "string" && metadata.namespace !== "" ? metadata.namespace : "default",
-    uid: typeof metadata.uid === "string" ? metadata.uid : "",
-    generation: typeof metadata.generation === "number" ? metadata.generation : 0,
-    deletionTimestamp:
-      typeof metadata.deletionTimestamp === "string" ? metadata.deletionTimestamp : undefined,
-  };
+/** v1beta1's spec is v1alpha1's plus highAvailability, which the hooks do not read yet. */
+function storageSpec(parent: ParentObject): unknown {
+  const version = String(parent.apiVersion ?? "").split("/")[1];
+  if (version !== "v1beta1" || !isRecord(parent.spec)) return parent.spec;
+  const { highAvailability: _ignored, ...spec } = parent.spec;
+  return spec;
 }
 
 export function parseDatabase(parent: ParentObject, schema: CompiledSchema): ParseResult {
   const identity = parentIdentity(parent);
   const nameError = invalidDatabaseName(identity.name);
   if (nameError) return { ok: false, errors: [nameError] };
-  if (!isRecord(parent.spec)) return { ok: false, errors: ["spec: Required value"] };
+  const written = storageSpec(parent);
+  if (!isRecord(written)) return { ok: false, errors: ["spec: Required value"] };
   // structuredClone: the schema's defaults are applied in place and the request must stay untouched.
-  const spec: unknown = structuredClone(parent.spec);
+  const spec: unknown = structuredClone(written);
   const schemaErrors = schema.validateSpec(spec);
   if (schemaErrors.length > 0) return { ok: false, errors: schemaErrors };
   const valid = spec as DatabaseSpec;

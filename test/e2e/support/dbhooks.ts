@@ -10,6 +10,8 @@ export const CREDENTIALS_KEY = "e2e-credentials-key-0123456789abcdef0123";
 
 export interface DbhooksServer {
   readonly url: string;
+  /** https://127.0.0.1:<port> when started with DBHOOKS_TLS_CERT_FILE/KEY_FILE. */
+  readonly tlsUrl: string | undefined;
   readonly logs: string[];
   stop(): Promise<void>;
 }
@@ -27,23 +29,30 @@ export async function startDbhooks(env: Record<string, string> = {}): Promise<Db
     stdio: ["ignore", "pipe", "pipe"],
   });
   const logs: string[] = [];
-  const port = await new Promise<number>((resolve, reject) => {
+  const wantTls = Boolean(env.DBHOOKS_TLS_CERT_FILE);
+  const ports: { http?: number; https?: number } = {};
+  /** Records a log line; true once every listener we wait for has said its port. */
+  const onLine = (line: string): boolean => {
+    logs.push(line);
+    const parsed = JSON.parse(line) as { msg?: string; port?: number; tls?: boolean };
+    if (parsed.msg === "dbhooks listening" && parsed.port) ports[parsed.tls ? "https" : "http"] = parsed.port;
+    return Boolean(ports.http && (ports.https || !wantTls));
+  };
+  await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`dbhooks did not start: ${logs.join("\n")}`)), 15_000);
     child.stdout?.on("data", (chunk: Buffer) => {
-      for (const line of chunk.toString().split("\n").filter(Boolean)) {
-        logs.push(line);
-        const parsed = JSON.parse(line) as { msg?: string; port?: number };
-        if (parsed.msg === "dbhooks listening" && parsed.port) {
-          clearTimeout(timer);
-          resolve(parsed.port);
-        }
+      const started = chunk.toString().split("\n").filter(Boolean).map(onLine).includes(true);
+      if (started) {
+        clearTimeout(timer);
+        resolve();
       }
     });
     child.stderr?.on("data", (chunk: Buffer) => logs.push(chunk.toString()));
     child.on("exit", (code) => reject(new Error(`dbhooks exited with ${code}: ${logs.join("\n")}`)));
   });
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${ports.http}`,
+    tlsUrl: ports.https ? `https://127.0.0.1:${ports.https}` : undefined,
     logs,
     stop: () =>
       new Promise<void>((resolve) => {

@@ -23,6 +23,12 @@ interface ResourceInfo {
   readonly namespaced: boolean;
 }
 
+/** `299 - "text"` Warning headers (RFC 7234), as the API server sends admission warnings, to their text. */
+function warnings(header: string | string[] | undefined): string[] {
+  const values = Array.isArray(header) ? header : header ? [header] : [];
+  return values.flatMap((v) => v.split(/,(?=\s*299 )/)).map((w) => w.trim().replace(/^299 - "(.*)"$/s, "$1"));
+}
+
 export class Kube {
   readonly #config: KubeConfig;
   readonly #discovery = new Map<string, Promise<Map<string, ResourceInfo>>>();
@@ -30,6 +36,8 @@ export class Kube {
   requests = 0;
   /** Of which writes (anything but GET). */
   writes = 0;
+  /** The Warning headers of the last response (admission webhooks' warnings arrive this way). */
+  lastWarnings: string[] = [];
 
   constructor(config: KubeConfig) {
     this.#config = config;
@@ -58,9 +66,10 @@ export class Kube {
       const req = httpsRequest(url, options, (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () =>
-          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }),
-        );
+        res.on("end", () => {
+          this.lastWarnings = warnings(res.headers.warning);
+          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") });
+        });
         res.on("error", reject);
       });
       req.on("error", reject);
