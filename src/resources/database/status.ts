@@ -3,22 +3,12 @@
 import type { StatefulSet } from "kubernetes-types/apps/v1.js";
 import type { CronJob } from "kubernetes-types/batch/v1.js";
 import type { Service } from "kubernetes-types/core/v1.js";
-import { isRecord, type Observed } from "../../metacontroller/observed.js";
+import { type Condition, condition } from "../../metacontroller/conditions.js";
+import type { Observed } from "../../metacontroller/observed.js";
 import { CHILD_KINDS } from "./kinds.js";
 import { type ChildNames, serviceEndpoint } from "./names.js";
 
 export type Phase = "Pending" | "Creating" | "Running" | "Upgrading" | "Degraded" | "Failed" | "Deleting";
-type ConditionStatus = "True" | "False" | "Unknown";
-
-export interface Condition {
-  type: string;
-  status: ConditionStatus;
-  reason: string;
-  message: string;
-  lastTransitionTime: string;
-  observedGeneration: number;
-}
-
 /** Something that stops the spec from being applied as written. */
 export interface Problem {
   readonly reason: "InvalidSpec" | "MajorVersionChangeRefused" | "EngineChangeRefused";
@@ -44,11 +34,6 @@ interface Rollout {
   readonly updated: number;
   readonly complete: boolean;
   readonly inProgress: boolean;
-}
-
-/** Kubernetes writes times at second precision. */
-export function kubeTime(date: Date): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
 function rollout(sts: StatefulSet, desired: { replicas: number; image: string }): Rollout {
@@ -102,27 +87,6 @@ function endpointOf(service: Service | undefined, namespace: string): string | u
   const port = service?.spec?.ports?.[0]?.port;
   const name = service?.metadata?.name;
   return name && port ? serviceEndpoint(name, namespace, port) : undefined;
-}
-
-function previousConditions(previous: Record<string, unknown>): Condition[] {
-  const conditions = previous.conditions;
-  return Array.isArray(conditions)
-    ? conditions.filter((c): c is Condition => isRecord(c) && typeof c.type === "string")
-    : [];
-}
-
-/** A condition whose lastTransitionTime moves only when its status changes. */
-function condition(
-  input: StatusInput,
-  fields: Omit<Condition, "lastTransitionTime" | "observedGeneration">,
-): Condition {
-  const before = previousConditions(input.previous).find((c) => c.type === fields.type);
-  const carried = before && before.status === fields.status && typeof before.lastTransitionTime === "string";
-  return {
-    ...fields,
-    lastTransitionTime: carried ? before.lastTransitionTime : kubeTime(input.now),
-    observedGeneration: input.generation,
-  };
 }
 
 function backupCondition(input: StatusInput, cronJob: CronJob | undefined): Condition | undefined {
