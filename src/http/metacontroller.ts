@@ -67,8 +67,15 @@ export function decodeHookRequest(body: unknown, resource: Resource): HookReques
   };
 }
 
-function phaseOf(status: unknown): unknown {
-  return isRecord(status) ? status.phase : undefined;
+/**
+ * What a status says at a glance: its phase if it has one, and the status of each condition, e.g.
+ * "Running Ready=True BackupSucceeded=True" or (WebService, no phase) "Available=True Progressing=True".
+ */
+function summaryOf(status: unknown): string {
+  if (!isRecord(status)) return "";
+  const conditions = Array.isArray(status.conditions) ? status.conditions.filter(isRecord) : [];
+  const parts = conditions.map((c) => `${String(c.type)}=${String(c.status)}`);
+  return [...(typeof status.phase === "string" ? [status.phase] : []), ...parts].join(" ");
 }
 
 /** Deeper than this, JSON.stringify or structuredClone may overflow the stack: such a request gets a 400. */
@@ -89,8 +96,9 @@ interface Labels {
 
 function logPhaseChange(request: HookRequest, response: HookResponse, labels: Labels, logger: Logger) {
   const phase = response.status.phase;
+  const summary = summaryOf(response.status);
   // Log what changed, not every call: the hook sits in every reconcile of every parent.
-  if (phase === phaseOf(request.parent.status) && !response.finalized) return;
+  if (summary === summaryOf(request.parent.status) && !response.finalized) return;
   logger.info(
     {
       resource: labels.resource,
@@ -100,7 +108,7 @@ function logPhaseChange(request: HookRequest, response: HookResponse, labels: La
       phase,
       finalized: response.finalized,
     },
-    `phase ${String(phase)}: ${String(response.status.message ?? "")}`,
+    `${summary}${typeof response.status.message === "string" ? `: ${response.status.message}` : ""}`,
   );
 }
 

@@ -325,6 +325,19 @@ describe("nasty inputs: a 4xx, or a 200 that loses nothing; never a 5xx", () => 
 });
 
 describe("logs", () => {
+  it("say when a parent's status changes, for a resource without phases too", async () => {
+    const fixture = fixtures().find((f) => f.resource === "webservice" && f.name === "new");
+    if (!fixture) throw new Error("fixture missing");
+    const { app: fresh, lines: logged } = testApp();
+    await request(fresh)
+      .post("/webservice/sync")
+      .set("Content-Type", "application/json")
+      .send(fixture.requestText);
+    const line = logged.map((l) => JSON.parse(l)).find((l) => l.resource === "webservice");
+    expect(line).toMatchObject({ name: fixture.request.parent.metadata?.name, hook: "sync" });
+    expect(line.msg).toMatch(/^Available=False Progressing=True/);
+  });
+
   it("carry the parent's namespace/name and never a Secret's data", async () => {
     const fixture = fixtures().find((f) => f.name === "upgrade-in-progress");
     if (!fixture) throw new Error("fixture missing");
