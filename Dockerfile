@@ -20,6 +20,9 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 FROM node:20-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
+# A smaller young generation: peak RSS stays near 110 MB under load instead of 120+, at no measurable CPU
+# cost (npm run bench); the same flag as npm start.
+ENV NODE_OPTIONS=--max-semi-space-size=8
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/manifests/crds ./manifests/crds

@@ -14,14 +14,21 @@ export class Observed {
     this.#children = children;
   }
 
+  /** `<Kind>.<apiVersion>` -> name -> child, built on first use: a sync looks up a dozen children. */
+  #byName: Map<string, Map<string, KubeObject>> | undefined;
+
   /** The observed child of this kind and name, if any. */
   get<T extends object = KubeObject>(type: ChildKind, name: string): T | undefined {
-    const group = this.#children[childKey(type.kind, type.apiVersion)];
-    if (!isRecord(group)) return undefined;
-    for (const child of Object.values(group)) {
-      if (isRecord(child) && isRecord(child.metadata) && child.metadata.name === name) return child as T;
+    this.#byName ??= this.#index();
+    return this.#byName.get(childKey(type.kind, type.apiVersion))?.get(name) as T | undefined;
+  }
+
+  #index(): Map<string, Map<string, KubeObject>> {
+    const index = new Map<string, Map<string, KubeObject>>();
+    for (const [key, group] of Object.entries(this.#children)) {
+      if (isRecord(group)) index.set(key, byName(Object.values(group)));
     }
-    return undefined;
+    return index;
   }
 
   /** Every observed child of every kind, in a stable order (by key, then by name). */
@@ -38,6 +45,16 @@ export class Observed {
     }
     return out;
   }
+}
+
+/** Children by metadata.name; the first of two with one name wins, as a linear search would find it. */
+function byName(children: unknown[]): Map<string, KubeObject> {
+  const out = new Map<string, KubeObject>();
+  for (const child of children) {
+    const name = isRecord(child) && isRecord(child.metadata) ? child.metadata.name : undefined;
+    if (typeof name === "string" && !out.has(name)) out.set(name, child as KubeObject);
+  }
+  return out;
 }
 
 function compare(a: string, b: string): number {

@@ -45,8 +45,20 @@ function invalidItem(item: string, field: Field): string | undefined {
   return low > high ? `"${range}" is an empty range in the ${field.name} field` : undefined;
 }
 
+const verdicts = new Map<string, string | undefined>();
+const VERDICTS_KEPT = 512;
+
 /** Why the schedule is not a valid 5-field cron expression, or undefined. */
 export function invalidCronSchedule(schedule: string): string | undefined {
+  // A handful of schedules recur on every sync: check each once (a pure function, so the memo is invisible).
+  if (verdicts.has(schedule)) return verdicts.get(schedule);
+  const verdict = checkSchedule(schedule);
+  if (verdicts.size >= VERDICTS_KEPT) verdicts.clear();
+  verdicts.set(schedule, verdict);
+  return verdict;
+}
+
+function checkSchedule(schedule: string): string | undefined {
   const parts = schedule.trim().split(/\s+/);
   if (parts.length !== 5) return "must have 5 fields: minute hour day-of-month month day-of-week";
   for (const [index, part] of parts.entries()) {

@@ -46,11 +46,40 @@ export function configMapData(model: DatabaseModel): Record<string, string> {
   return { ...model.configFiles, ...model.scripts };
 }
 
-/** A short, stable digest of the config files: a pod-template annotation, so a config change rolls pods. */
-export function configChecksum(files: Record<string, string>): string {
+function digest(files: Readonly<Record<string, string>>): string {
   const hash = createHash("sha256");
   for (const name of Object.keys(files).sort()) hash.update(`${name}\0${files[name]}\0`);
   return hash.digest("hex");
+}
+
+function configText(files: Readonly<Record<string, string>>): string {
+  return Object.keys(files)
+    .sort()
+    .map((name) => `${name}\0${files[name]}\0`)
+    .join("");
+}
+
+// Per profile's scripts (one constant object per engine): config text -> checksum. A few config texts recur
+// on every sync of every Database; hashing each once is enough. A memo of a pure function changes no answer,
+// and the bound keeps its memory flat.
+const checksums = new WeakMap<object, Map<string, string>>();
+const CHECKSUMS_KEPT = 512;
+
+/** A stable digest of every ConfigMap key: a pod-template annotation, so a config change rolls the pods. */
+export function configChecksum(model: DatabaseModel): string {
+  let byConfig = checksums.get(model.scripts);
+  if (!byConfig) {
+    byConfig = new Map();
+    checksums.set(model.scripts, byConfig);
+  }
+  const text = configText(model.configFiles);
+  let sum = byConfig.get(text);
+  if (sum === undefined) {
+    sum = digest({ ...model.configFiles, ...model.scripts });
+    if (byConfig.size >= CHECKSUMS_KEPT) byConfig.clear();
+    byConfig.set(text, sum);
+  }
+  return sum;
 }
 
 export function metadata(

@@ -1,7 +1,7 @@
 import type { StatefulSet } from "kubernetes-types/apps/v1.js";
 import type { Container, EnvVar, Volume, VolumeMount } from "kubernetes-types/core/v1.js";
 import { type InitStep, type Replication, SCRIPTS_DIR } from "../engines/profile.js";
-import { configChecksum, configMapData, type DatabaseModel, metadata } from "../model.js";
+import { configChecksum, type DatabaseModel, metadata } from "../model.js";
 import { toRequirements } from "../resources.js";
 import { containerSecurityContext, podSecurityContext } from "./security.js";
 
@@ -106,7 +106,7 @@ export function statefulSet(model: DatabaseModel): StatefulSet {
       template: {
         metadata: {
           labels: { ...model.labels },
-          annotations: { [CONFIG_CHECKSUM_ANNOTATION]: configChecksum(configMapData(model)) },
+          annotations: { [CONFIG_CHECKSUM_ANNOTATION]: configChecksum(model) },
         },
         spec: {
           securityContext: podSecurityContext(),
