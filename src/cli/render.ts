@@ -51,15 +51,12 @@ function statusComment(parent: ParentObject, status: Record<string, unknown>): s
 }
 
 /**
- * Why the hook refused the parent, if it did: phase Failed with a message (Database), or any condition
- * with reason InvalidSpec (a resource with conditions only, such as WebService).
+ * Why the hook refused the parent, if it did. Every resource says so the same way: a condition with reason
+ * InvalidSpec whose message names the bad fields (a Database's Ready, a WebService's Available).
  */
 function refusal(status: Record<string, unknown>): string | undefined {
-  if (status.phase === "Failed") return String(status.message);
-  const conditions = Array.isArray(status.conditions) ? status.conditions : [];
-  const invalid = conditions.find((c) => isRecord(c) && c.reason === "InvalidSpec") as
-    | Record<string, unknown>
-    | undefined;
+  const conditions = Array.isArray(status.conditions) ? status.conditions.filter(isRecord) : [];
+  const invalid = conditions.find((c) => c.reason === "InvalidSpec");
   return invalid ? String(invalid.message) : undefined;
 }
 

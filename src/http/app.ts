@@ -68,7 +68,7 @@ export function createApp(deps: AppDeps): App {
     context: deps.context,
     bodyLimitBytes: deps.bodyLimitBytes,
   };
-  const hookRoutes = new Map<string, HookListener>();
+  const fastHooks = new Map<string, HookListener>();
 
   app.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });
@@ -87,7 +87,7 @@ export function createApp(deps: AppDeps): App {
     for (const [name, hook] of Object.entries(hooks) as ["sync" | "finalize", typeof resource.sync][]) {
       const path = `/${resource.name}/${name}`;
       const handler = hookHandler(resource, name, hook, hookDeps);
-      hookRoutes.set(path, handler);
+      fastHooks.set(path, handler);
       // Express still routes what the fast path does not match exactly (a trailing slash, other case).
       app.post(path, (req, res) => handler(req, res));
       app.all(path, (_req, res) => {
@@ -101,7 +101,7 @@ export function createApp(deps: AppDeps): App {
   return (req, res) => {
     // Once shutdown has begun, no connection is kept alive: clients move to the replicas still ready.
     if (!isReady()) res.setHeader("Connection", "close");
-    const hook = req.method === "POST" ? hookRoutes.get(pathOf(req.url)) : undefined;
+    const hook = req.method === "POST" ? fastHooks.get(pathOf(req.url)) : undefined;
     if (hook) hook(req, res);
     else app(req, res);
   };

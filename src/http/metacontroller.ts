@@ -94,7 +94,7 @@ interface Labels {
   readonly hook: "sync" | "finalize";
 }
 
-function logPhaseChange(request: HookRequest, response: HookResponse, labels: Labels, logger: Logger) {
+function logStatusChange(request: HookRequest, response: HookResponse, labels: Labels, logger: Logger) {
   const phase = response.status.phase;
   const summary = summaryOf(response.status);
   // Log what changed, not every call: the hook sits in every reconcile of every parent.
@@ -118,7 +118,7 @@ function answer(body: unknown, hook: Hook, resource: Resource, deps: HookDeps & 
     const request = decodeHookRequest(body, resource);
     const response = hook(request, { ...deps.context, now: deps.clock() });
     const text = JSON.stringify(response);
-    logPhaseChange(request, response, deps.labels, deps.logger);
+    logStatusChange(request, response, deps.labels, deps.logger);
     return { status: 200, text };
   } catch (error) {
     // A stack overflow on a pathologically nested request is the client's doing; anywhere else it is ours.

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
 import { type ControlPlane, ensureControlPlaneBinaries, startControlPlane } from "./harness/control-plane.js";
 import { manifest, ROOT } from "./support/dbhooks.js";
-import { Kube, type Obj, waitFor } from "./support/kube.js";
+import { Kube, type Obj } from "./support/kube.js";
 
 let cp: ControlPlane;
 let kube: Kube;
@@ -16,17 +16,6 @@ const build = (dir: string): Obj[] =>
   parseAllDocuments(execFileSync(kustomize, ["build", join(ROOT, dir)], { encoding: "utf8" }))
     .map((d) => d.toJS() as Obj)
     .filter(Boolean);
-
-async function establish(crds: Obj[]): Promise<void> {
-  for (const crd of crds) await kube.create(crd);
-  for (const crd of crds) {
-    const { group, versions, names } = crd.spec;
-    await waitFor(`${names.plural}.${group}`, async () =>
-      kube.request("GET", `/apis/${group}/${versions[0].name}/${names.plural}`).catch(() => undefined),
-    );
-  }
-  kube.forgetDiscovery();
-}
 
 beforeAll(async () => {
   kustomize = join(await ensureControlPlaneBinaries(), "kustomize");
@@ -52,7 +41,7 @@ describe("kubectl apply -k", () => {
       "Service",
       "ServiceAccount",
     ]);
-    await establish([
+    await kube.establish([
       ...objects.filter((o) => o.kind === "CustomResourceDefinition"),
       ...manifest("test/e2e/fixtures/metacontroller-crds.yaml"),
     ]);

@@ -37,10 +37,7 @@ beforeAll(async () => {
   cp = await startControlPlane();
   kube = new Kube(cp.kubeConfig);
   dbhooks = await startDbhooks();
-  for (const crd of manifest("manifests/crds/database.yaml")) await kube.create(crd);
-  await waitFor("the Database API", async () =>
-    kube.request("GET", "/apis/dbhooks.io/v1alpha1").catch(() => undefined),
-  );
+  await kube.establish(manifest("manifests/crds/database.yaml"));
   await kube.createNamespace(NS);
   // pvc-protection: the API server puts its finalizer on every PVC; without the controller none would go.
   cp.startControllers(["garbagecollector", "pvc-protection"]);

@@ -28,18 +28,10 @@ beforeAll(async () => {
   cp = await startControlPlane();
   kube = new Kube(cp.kubeConfig);
   dbhooks = await startDbhooks();
-  for (const crd of [
+  await kube.establish([
     ...manifest("manifests/crds/database.yaml"),
     ...manifest("test/e2e/fixtures/metacontroller-crds.yaml"),
-  ]) {
-    await kube.create(crd);
-  }
-  await waitFor("the Database and CompositeController APIs", async () =>
-    Promise.all([
-      kube.request("GET", "/apis/dbhooks.io/v1alpha1"),
-      kube.request("GET", "/apis/metacontroller.k8s.io/v1alpha1"),
-    ]).catch(() => undefined),
-  );
+  ]);
   await kube.createNamespace(NS);
   // pvc-protection: the API server puts its finalizer on every PVC; without the controller none would go.
   cp.startControllers(["garbagecollector", "pvc-protection"]);

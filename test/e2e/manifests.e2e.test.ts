@@ -2,20 +2,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ControlPlane, startControlPlane } from "./harness/control-plane.js";
 import { manifest } from "./support/dbhooks.js";
-import { Kube, KubeError, type Obj, waitFor } from "./support/kube.js";
+import { Kube, KubeError, type Obj } from "./support/kube.js";
 
 let cp: ControlPlane;
 let kube: Kube;
-
-async function established(name: string): Promise<Obj> {
-  return waitFor(`CRD ${name} Established`, async () => {
-    const crd = await kube.request("GET", `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`);
-    const ok = (crd.status?.conditions ?? []).some(
-      (c: Obj) => c.type === "Established" && c.status === "True",
-    );
-    return ok ? crd : undefined;
-  });
-}
 
 async function refusal(object: Obj): Promise<string> {
   try {
@@ -37,9 +27,7 @@ afterAll(async () => {
 
 describe("manifests/ against a real API server", () => {
   it("accepts the Database CRD as structural, and it becomes Established", async () => {
-    const [crd] = manifest("manifests/crds/database.yaml");
-    await kube.create(crd as Obj);
-    const live = await established("databases.dbhooks.io");
+    const [live] = (await kube.establish(manifest("manifests/crds/database.yaml"))) as [Obj];
     const conditions = live.status.conditions as Obj[];
     expect(conditions.find((c) => c.type === "NonStructuralSchema")).toBeUndefined();
     expect(conditions.find((c) => c.type === "NamesAccepted")?.status).toBe("True");
@@ -47,17 +35,13 @@ describe("manifests/ against a real API server", () => {
   });
 
   it("accepts the WebService CRD as structural, with its short name and scale subresource", async () => {
-    const [crd] = manifest("manifests/crds/webservice.yaml");
-    await kube.create(crd as Obj);
-    const live = await established("webservices.dbhooks.io");
+    const [live] = (await kube.establish(manifest("manifests/crds/webservice.yaml"))) as [Obj];
     expect((live.status.conditions as Obj[]).find((c) => c.type === "NonStructuralSchema")).toBeUndefined();
     expect(live.status.acceptedNames.shortNames).toEqual(["ws"]);
   });
 
   it("accepts the CompositeControllers against Metacontroller's documented schema", async () => {
-    for (const crd of manifest("test/e2e/fixtures/metacontroller-crds.yaml")) await kube.create(crd);
-    await established("compositecontrollers.metacontroller.k8s.io");
-    kube.forgetDiscovery();
+    await kube.establish(manifest("test/e2e/fixtures/metacontroller-crds.yaml"));
     const controllers = ["database", "webservice"].flatMap((r) =>
       manifest(`manifests/controllers/${r}.yaml`),
     );

@@ -79,10 +79,7 @@ beforeAll(async () => {
     url: `${dbhooks.tlsUrl}/database/convert`,
     caBundle: Buffer.from(cert.caPem).toString("base64"),
   };
-  await kube.create(crd);
-  await waitFor("the Database API", async () =>
-    kube.request("GET", "/apis/dbhooks.io/v1beta1").catch(() => undefined),
-  );
+  await kube.establish([crd]);
   for (const configuration of webhookConfigurations()) await kube.create(configuration);
   await kube.createNamespace(NS);
   // Webhook configurations take effect asynchronously: wait until a refusal comes from dbhooks.

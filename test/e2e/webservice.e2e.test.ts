@@ -113,13 +113,8 @@ beforeAll(async () => {
   cp = await startControlPlane();
   kube = new Kube(cp.kubeConfig);
   dbhooks = await startDbhooks();
-  for (const resource of ["database", "webservice"])
-    for (const crd of manifest(`manifests/crds/${resource}.yaml`)) await kube.create(crd);
-  await waitFor("the WebService API", async () =>
-    kube.request("GET", "/apis/dbhooks.io/v1alpha1").then(
-      (doc) => (doc.resources as Obj[]).some((r) => r.kind === "WebService"),
-      () => undefined,
-    ),
+  await kube.establish(
+    ["database", "webservice"].flatMap((resource) => manifest(`manifests/crds/${resource}.yaml`)),
   );
   await kube.createNamespace(NS);
   cp.startControllers(["garbagecollector", "pvc-protection"]);

@@ -31,7 +31,7 @@ function warnings(header: string | string[] | undefined): string[] {
 
 export class Kube {
   readonly #config: KubeConfig;
-  readonly #discovery = new Map<string, Promise<Map<string, ResourceInfo>>>();
+  readonly #discovery = new Map<string, Promise<Obj[]>>();
   /** API requests sent, for the per-sync request count the lifecycle test reports. */
   requests = 0;
   /** Of which writes (anything but GET). */
@@ -80,30 +80,61 @@ export class Kube {
     return parsed;
   }
 
-  /** Kind -> plural and scope, from the API server's discovery document for apiVersion. */
-  async resource(apiVersion: string, kind: string): Promise<ResourceInfo> {
+  /** The resources of apiVersion (not subresources), from its discovery document, fetched once. */
+  #resources(apiVersion: string): Promise<Obj[]> {
     let discovery = this.#discovery.get(apiVersion);
     if (!discovery) {
       const path = apiVersion.includes("/") ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
-      discovery = this.request("GET", path).then(
-        (doc) =>
-          new Map(
-            (doc.resources as Obj[])
-              .filter((r) => !r.name.includes("/"))
-              .map((r) => [r.kind, { name: r.name, namespaced: r.namespaced }]),
-          ),
+      discovery = this.request("GET", path).then((doc) =>
+        (doc.resources as Obj[]).filter((r) => !r.name.includes("/")),
       );
       discovery.catch(() => this.#discovery.delete(apiVersion));
       this.#discovery.set(apiVersion, discovery);
     }
-    const info = (await discovery).get(kind);
-    if (!info) throw new Error(`the API server serves no ${kind} in ${apiVersion}`);
-    return info;
+    return discovery;
   }
 
-  forgetDiscovery(): void {
-    this.#discovery.clear();
+  /** Kind -> plural and scope. */
+  async resource(apiVersion: string, kind: string): Promise<ResourceInfo> {
+    const found = (await this.#resources(apiVersion)).find((r) => r.kind === kind);
+    if (!found) throw new Error(`the API server serves no ${kind} in ${apiVersion}`);
+    return { name: found.name, namespaced: found.namespaced };
   }
+
+  /** Plural -> kind (what a CompositeController's childResources name). */
+  async kindOf(apiVersion: string, resource: string): Promise<string> {
+    const found = (await this.#resources(apiVersion)).find((r) => r.name === resource);
+    if (!found) throw new Error(`the API server serves no ${resource} in ${apiVersion}`);
+    return found.kind;
+  }
+
+  /** Creates the CRDs and waits until each is Established and served; the live CRDs, in order. */
+  async establish(crds: readonly Obj[]): Promise<Obj[]> {
+    for (const crd of crds) await this.create(crd);
+    const live: Obj[] = [];
+    for (const crd of crds) {
+      const { group, versions, names } = crd.spec;
+      const path = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`;
+      live.push(
+        await waitFor(`CRD ${crd.metadata.name} Established and served`, async () => {
+          const current = await this.request("GET", path);
+          const established = (current.status?.conditions ?? []).some(
+            (c: Obj) => c.type === "Established" && c.status === "True",
+          );
+          // Established comes a moment before the resource is served.
+          const served =
+            established &&
+            (await this.request("GET", `/apis/${group}/${versions[0].name}/${names.plural}`).catch(
+              () => undefined,
+            ));
+          return served ? current : undefined;
+        }),
+      );
+    }
+    this.#discovery.clear();
+    return live;
+  }
+
 
   async collectionPath(apiVersion: string, kind: string, namespace?: string): Promise<string> {
     const { name, namespaced } = await this.resource(apiVersion, kind);

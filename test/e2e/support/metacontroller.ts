@@ -71,7 +71,7 @@ export class MiniMetacontroller {
   async observe(parent: Obj): Promise<Record<string, Record<string, Obj>>> {
     const children: Record<string, Record<string, Obj>> = {};
     for (const rule of this.#controller.spec.childResources) {
-      const kind = await this.#kindOf(rule.apiVersion, rule.resource);
+      const kind = await this.#kube.kindOf(rule.apiVersion, rule.resource);
       const items = await this.#kube.list(
         rule.apiVersion,
         kind,
@@ -84,20 +84,6 @@ export class MiniMetacontroller {
       children[`${kind}.${rule.apiVersion}`] = Object.fromEntries(owned.map((o) => [o.metadata.name, o]));
     }
     return children;
-  }
-
-  readonly #kinds = new Map<string, string>();
-
-  async #kindOf(apiVersion: string, resource: string): Promise<string> {
-    const key = `${apiVersion}/${resource}`;
-    const cached = this.#kinds.get(key);
-    if (cached) return cached;
-    const path = apiVersion.includes("/") ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
-    const doc = await this.#kube.request("GET", path);
-    const found = (doc.resources as Obj[]).find((r) => r.name === resource);
-    if (!found) throw new Error(`no resource ${resource} in ${apiVersion}`);
-    this.#kinds.set(key, found.kind);
-    return found.kind;
   }
 
   async #callHook(hook: "sync" | "finalize", body: Obj): Promise<Obj> {

@@ -1,6 +1,7 @@
 // The lifecycle scenario of a Database, written once and driven by either the test's own driver or the
 // real Metacontroller: each step changes something, then waits (through `until`) for what must follow.
 import { expect } from "vitest";
+import { CHILD_KINDS } from "../../../src/resources/database/kinds.js";
 import { manifest } from "./dbhooks.js";
 import type { Kube, Obj } from "./kube.js";
 
@@ -17,16 +18,8 @@ export interface Scenario {
   readonly timings: Record<string, number>;
 }
 
-const KINDS = [
-  ["v1", "Secret"],
-  ["v1", "ConfigMap"],
-  ["v1", "Service"],
-  ["apps/v1", "StatefulSet"],
-  ["policy/v1", "PodDisruptionBudget"],
-  ["v1", "PersistentVolumeClaim"],
-  ["batch/v1", "CronJob"],
-  ["batch/v1", "Job"],
-] as const;
+/** Every kind a Database's hooks emit. */
+const KINDS = Object.values(CHILD_KINDS);
 
 /** The steps of the scenario; each waits, through the reconciler, for what must follow. */
 export class LifecycleSteps {
@@ -70,7 +63,7 @@ export class LifecycleSteps {
   async children(withVersions = false): Promise<string[]> {
     const { kube, namespace, name } = this.#s;
     const out: string[] = [];
-    for (const [apiVersion, kind] of KINDS) {
+    for (const { apiVersion, kind } of KINDS) {
       const items = await kube.list(apiVersion, kind, namespace, `app.kubernetes.io/instance=${name}`);
       const owned = items.filter((o) =>
         (o.metadata.ownerReferences ?? []).some((r: Obj) => r.kind === "Database" && r.controller),
