@@ -135,7 +135,6 @@ export class Kube {
     return live;
   }
 
-
   async collectionPath(apiVersion: string, kind: string, namespace?: string): Promise<string> {
     const { name, namespaced } = await this.resource(apiVersion, kind);
     const base = apiVersion.includes("/") ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
